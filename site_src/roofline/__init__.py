@@ -1,0 +1,22 @@
+"""The roofline model behind the lesson site: catalog → model → renderers.
+
+The model (catalog, ops, maths, transformer, budget) needs only numpy. `figure()` builds the
+interactive Bokeh roofline and imports bokeh on first use.
+"""
+
+from __future__ import annotations
+
+from .catalog import Accelerator, Catalog, default_catalog, load_catalog
+from .errors import RooflineError
+from .maths import attainable, bound, intensity, place, ridge, time_lower_bound
+from .ops import Op, default_zoo, load_zoo
+
+__all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "attainable", "bound",
+           "default_catalog", "default_zoo", "figure", "intensity", "load_catalog", "load_zoo",
+           "place", "ridge", "time_lower_bound"]
+
+
+def figure(**kwargs):
+    """The interactive roofline as a Bokeh layout (see roofline.plot.widget.figure)."""
+    from .plot.widget import figure as _figure
+    return _figure(**kwargs)

@@ -1,0 +1,72 @@
+"""Display formatting: SI floats in, the units a reader expects out. Used by every renderer
+(and mirrored by the widget's JS helpers, checked against the same case file)."""
+
+from __future__ import annotations
+
+import math
+
+_DECIMAL = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")]
+
+
+def sig(x: float, digits: int = 3) -> float:
+    """Round to `digits` significant figures."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    return round(x, -int(math.floor(math.log10(abs(x)))) + digits - 1)
+
+
+def num(x: float, digits: int = 3) -> str:
+    """A number with thousands separators and at most `digits` significant figures."""
+    if not math.isfinite(x):
+        return "∞" if x > 0 else "—"
+    v = sig(x, digits)
+    if abs(v) >= 10 ** (digits - 1) or float(v).is_integer():
+        return f"{v:,.0f}"
+    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(v)))))
+    return f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
+def approx(x: float) -> str:
+    """The lesson's 'call it' rounding: one significant figure, e.g. 295 -> '300'."""
+    return num(sig(x, 1), 1)
+
+
+def si(x: float, unit: str, digits: int = 3) -> str:
+    """Decimal-prefixed value: si(3.35e12, 'B/s') -> '3.35 TB/s'."""
+    if x == 0:
+        return f"0 {unit}"
+    for scale, prefix in _DECIMAL:
+        if abs(x) >= scale:
+            return f"{num(x / scale, digits)} {prefix}{unit}"
+    return f"{num(x, digits)} {unit}"
+
+
+def tflops(x: float, digits: int = 3) -> str:
+    return f"{num(x / 1e12, digits)} TFLOP/s"
+
+
+def bandwidth(x: float, digits: int = 3) -> str:
+    return si(x, "B/s", digits)
+
+
+def capacity(x: float, digits: int = 3) -> str:
+    return si(x, "B", digits)
+
+
+def seconds(x: float, digits: int = 3) -> str:
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if x >= scale:
+            return f"{num(x / scale, digits)} {unit}"
+    return f"{num(x / 1e-9, digits)} ns"
+
+
+def percent(fraction: float, digits: int = 2) -> str:
+    p = fraction * 100
+    if p >= 99.95:
+        return "100%"
+    return f"{num(p, digits)}%"
+
+
+def count(x: float) -> str:
+    """FLOPs or bytes: 1.48e12 -> '1.48 T'."""
+    return si(x, "", 3).strip()

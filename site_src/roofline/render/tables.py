@@ -1,0 +1,102 @@
+"""The site's and the CLI's standard tables, built from the model as Table values."""
+
+from __future__ import annotations
+
+from .. import fmt
+from ..catalog import Accelerator, Catalog
+from ..maths import OpPoint
+from .table import Column, Table
+
+PRECISION_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp8", "fp4")
+
+
+def _t(x: float) -> str:
+    return fmt.num(x / 1e12, 3)
+
+
+def hardware_table(catalog: Catalog) -> Table:
+    """One row per accelerator: peaks per precision, HBM and the bf16 ridge."""
+    cols = [Column("id", "id"), Column("name", "Accelerator")]
+    cols += [Column(f"{p}_flops_per_s", f"{p.upper()} TFLOP/s", _t, "right")
+             for p in PRECISION_ORDER]
+    cols += [Column("hbm_capacity_bytes", "Memory", fmt.capacity, "right"),
+             Column("hbm_bandwidth_bytes_per_s", "Memory BW", fmt.bandwidth, "right"),
+             Column("ridge_bf16_flops_per_byte", "BF16 ridge (FLOP/B)",
+                    lambda x: fmt.num(x, 3), "right"),
+             Column("compute_units", "SM/CU", lambda x: f"{x:,}", "right"),
+             Column("tdp_w", "TDP", lambda x: f"{x:,.0f} W", "right")]
+    rows = []
+    for acc in catalog:
+        row = {"id": acc.id, "name": acc.name, "compute_units": acc.compute_units,
+               "tdp_w": acc.tdp_w, "hbm_capacity_bytes": acc.hbm.capacity_bytes,
+               "hbm_bandwidth_bytes_per_s": acc.hbm_bandwidth_bytes_per_s,
+               "ridge_bf16_flops_per_byte": (acc.ridge_flops_per_byte("bf16")
+                                             if "bf16" in acc.peaks else None)}
+        row.update({f"{p}_flops_per_s": acc.peaks[p].flops_per_s if p in acc.peaks else None
+                    for p in PRECISION_ORDER})
+        rows.append(row)
+    return Table(tuple(cols), tuple(rows))
+
+
+def tiers_table(acc: Accelerator) -> Table:
+    """The memory hierarchy of one chip, fastest tier first."""
+    cols = (Column("name", "Tier"),
+            Column("capacity_bytes", "Capacity", fmt.capacity, "right"),
+            Column("per_unit_capacity_bytes", f"per {acc.compute_unit_name}", fmt.capacity,
+                   "right"),
+            Column("bandwidth_bytes_per_s", "Bandwidth", fmt.bandwidth, "right"),
+            Column("role", "Role"), Column("basis", "Basis"), Column("source", "Source"))
+    rows = tuple({"kind": t.kind, "name": t.name, "capacity_bytes": t.capacity_bytes,
+                  "per_unit_capacity_bytes": t.per_unit_capacity_bytes,
+                  "bandwidth_bytes_per_s": t.bandwidth_bytes_per_s, "role": t.role,
+                  "basis": t.basis, "source": t.source, "note": t.note} for t in acc.tiers)
+    return Table(cols, rows)
+
+
+def hardware_records(catalog: Catalog) -> list[dict]:
+    """Everything in the catalog as JSON-ready records, SI units, with sources."""
+    out = []
+    for acc in catalog:
+        out.append({
+            "id": acc.id, "name": acc.name, "vendor": acc.vendor,
+            "compute_unit_name": acc.compute_unit_name, "compute_units": acc.compute_units,
+            "tdp_w": acc.tdp_w,
+            "facts": {k: {"value": v, "source": s, "basis": b, "note": n}
+                      for k, (v, s, b, n) in acc.facts.items()},
+            "peaks_flops_per_s": {p: pk.flops_per_s for p, pk in acc.peaks.items()},
+            "peaks": {p: {"flops_per_s": pk.flops_per_s, "unit": pk.unit, "source": pk.source,
+                          "basis": pk.basis, "note": pk.note} for p, pk in acc.peaks.items()},
+            "ridges_flops_per_byte": {p: acc.ridge_flops_per_byte(p) for p in acc.peaks},
+            "tiers": [{"kind": t.kind, "name": t.name, "capacity_bytes": t.capacity_bytes,
+                       "per_unit_capacity_bytes": t.per_unit_capacity_bytes,
+                       "bandwidth_bytes_per_s": t.bandwidth_bytes_per_s, "basis": t.basis,
+                       "source": t.source, "note": t.note} for t in acc.tiers],
+            "sources": sorted({pk.source for pk in acc.peaks.values()}
+                              | {t.source for t in acc.tiers}
+                              | {s for (_, s, _, _) in acc.facts.values()}),
+        })
+    return out
+
+
+def ops_table(points: list[OpPoint], *, contexts: dict[str, str] | None = None) -> Table:
+    """op, shapes, FLOPs, bytes, AI, bound, attainable, % of peak, time bound."""
+    cols = [Column("name", "Op")]
+    if contexts:
+        cols.append(Column("context", "Shapes"))
+    else:
+        cols.append(Column("shape", "Shape", lambda s: " × ".join(
+            f"{k}={int(v):,}" for k, v in s.items())))
+    cols += [Column("flops", "FLOPs", fmt.count, "right"),
+             Column("bytes", "Bytes", fmt.count, "right"),
+             Column("intensity_flops_per_byte", "AI (FLOP/B)", lambda x: fmt.num(x, 3), "right"),
+             Column("bound", "Bound"),
+             Column("attainable_flops_per_s", "Attainable TFLOP/s", lambda x: _t(x), "right"),
+             Column("fraction_of_peak", "% of peak", fmt.percent, "right"),
+             Column("time_s", "Time ≥", fmt.seconds, "right")]
+    rows = []
+    for p in points:
+        row = p.as_dict()
+        if contexts:
+            row["context"] = contexts.get(p.name, "")
+        rows.append(row)
+    return Table(tuple(cols), tuple(rows))
