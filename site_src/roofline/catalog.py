@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -277,8 +278,11 @@ def _cached(hw: str, pr: str, mtimes: tuple[float, float]) -> Catalog:
 
 
 def default_catalog(hardware_path: Path | str | None = None) -> Catalog:
-    """The catalog, cached per file and modification time (so `mkdocs serve` sees edits)."""
-    hw = Path(hardware_path) if hardware_path else _toml.DATA_DIR / "hardware.toml"
+    """The catalog, cached per file and modification time (so `mkdocs serve` sees edits).
+    ROOFLINE_CATALOG names another hardware.toml, so a build (and every consumer in it: hooks,
+    fences, plots) can be pointed at an edited copy without touching the package."""
+    override = os.environ.get("ROOFLINE_CATALOG")
+    hw = Path(hardware_path or override or _toml.DATA_DIR / "hardware.toml")
     pr = hw.parent / "precisions.toml"
     if not pr.exists():
         pr = _toml.DATA_DIR / "precisions.toml"
