@@ -1,0 +1,328 @@
+"""`python -m roofline.bench`: measure the site and write BENCHMARKS.md.
+
+Build time (ours vs a bare Material build of the same Markdown), `mkdocs serve` edit → served,
+lesson page weight (first view and full, raw and gzip), plot-ready time and slider → next-frame
+latency in Chromium, and Lighthouse (mobile). Medians of several runs; ratios where the
+machine's noise would swamp absolute figures. Needs the test extras, Debian chromium and `npm ci`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1764633600"}
+LESSON = "lesson/06-gpus.html"
+
+
+def _median(xs):
+    return statistics.median(xs)
+
+
+def _p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+
+
+def _build(config: Path, dest: Path, cwd: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config),
+                           "-d", str(dest)], cwd=cwd, env=ENV, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
+    return time.perf_counter() - t
+
+
+def bare_config(work: Path) -> Path:
+    """The same docs and theme without our plugin, hooks or generated content."""
+    shutil.copytree(ROOT / "docs", work / "docs")
+    text = (ROOT / "mkdocs.yml").read_text()
+    lines = []
+    skip_block = False
+    for line in text.splitlines():
+        if re.match(r"^hooks:", line):
+            skip_block = True
+            continue
+        if skip_block and line.startswith((" ", "-")):
+            continue
+        skip_block = False
+        if re.match(r"^\s*-\s*roofline\s*$", line) or re.match(r"^\s*-\s*roofline:", line):
+            continue
+        lines.append(line)
+    text = "\n".join(lines).replace("strict: true", "strict: false")
+    text = re.sub(r"^watch:.*?(?=^\S)", "", text, flags=re.S | re.M)
+    (work / "mkdocs.yml").write_text(text)
+    return work / "mkdocs.yml"
+
+
+def bench_build(runs: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        bare = bare_config(tmp / "bare")
+        ours = [_build(ROOT / "mkdocs.yml", tmp / f"ours{i}", ROOT) for i in range(runs)]
+        plain = [_build(bare, tmp / f"bare{i}", tmp / "bare") for i in range(runs)]
+    return {"ours_s": _median(ours), "bare_s": _median(plain),
+            "ratio": _median(ours) / _median(plain), "runs": runs}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def bench_serve(edits: int) -> dict:
+    """Edit a page under `mkdocs serve` and time until the served page carries the edit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "proj"
+        shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(
+            "node_modules", ".git", "site", "test-output", "*.egg-info", "__pycache__"))
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a",
+                                 f"127.0.0.1:{port}", "-q"],
+                                cwd=work, env=ENV, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            _wait(lambda: _get(url) is not None, 120)
+            page = work / "docs" / "index.md"
+            times = []
+            for i in range(edits):
+                marker = f"bench-edit-{i}-{time.time_ns()}"
+                page.write_text(page.read_text() + f"\n\n{marker}\n")
+                t = time.perf_counter()
+                _wait(lambda: marker in (_get(url) or ""), 120)
+                times.append(time.perf_counter() - t)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    return {"median_s": _median(times), "max_s": max(times), "edits": edits}
+
+
+def _get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode("utf-8", "replace")
+    except Exception:
+        return None
+
+
+def _wait(cond, timeout: float) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise SystemExit("timed out waiting")
+
+
+def _sizes(site: Path, paths: set[str]) -> tuple[int, int]:
+    raw = gz = 0
+    for rel in paths:
+        data = (site / rel).read_bytes()
+        raw += len(data)
+        gz += len(gzip.compress(data, 9, mtime=0))
+    return raw, gz
+
+
+def bench_browser(site: Path, runs: int, changes: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    import http.server
+    import functools
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    out: dict = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        # page weight: what loads before scrolling, then after the plot has loaded
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        seen: list[str] = []
+        page.on("requestfinished", lambda r: seen.append(r.url))
+        page.goto(base + LESSON)
+        page.wait_for_load_state("networkidle")
+        first = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
+        page.evaluate("document.querySelector('.roofline-plot, [data-roofline]')"
+                      "?.scrollIntoView()")
+        page.wait_for_function("document.querySelector('canvas') !== null", timeout=30000)
+        page.wait_for_load_state("networkidle")
+        full = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
+        first = {p if p else "index.html" for p in first}
+        full = {p if p else "index.html" for p in full}
+        out["first_view"] = dict(zip(("raw", "gzip"), _sizes(site, first)), files=len(first))
+        out["full"] = dict(zip(("raw", "gzip"), _sizes(site, full)), files=len(full))
+        out["full_files"] = sorted(full)
+        page.close()
+        # plot ready: navigation start → first canvas inside the plot, plot in view at load
+        ready = []
+        for _ in range(runs):
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.add_init_script("""
+              new MutationObserver((_, obs) => {
+                if (document.querySelector('canvas') && !window.__plotReady) {
+                  window.__plotReady = performance.now(); obs.disconnect(); }
+              }).observe(document, {subtree: true, childList: true});""")
+            page.goto(base + LESSON + "#6-drive-the-roofline")
+            page.wait_for_function("window.__plotReady !== undefined", timeout=30000)
+            ready.append(page.evaluate("window.__plotReady"))
+            page.close()
+        out["plot_ready_ms"] = {"median": _median(ready), "p95": _p95(ready), "runs": runs}
+        # slider → next frame: set the public `ai-slider` model and wait for the next frame
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(base + LESSON + "#6-drive-the-roofline")
+        page.wait_for_function("window.Bokeh && Bokeh.documents.length > 0 && "
+                               "Bokeh.documents[0].get_model_by_name('ai-slider')", timeout=30000)
+        lat = page.evaluate("""async (n) => {
+            const doc = Bokeh.documents[0];
+            const s = doc.get_model_by_name('ai-slider');
+            const readout = doc.get_model_by_name('readout');
+            const out = [];
+            for (let i = 0; i < n; i++) {
+              await new Promise(r => requestAnimationFrame(r));
+              const v = -2 + 6 * ((i * 37) % n) / n;
+              const before = readout.text;
+              const t0 = performance.now();
+              s.value = v;
+              if (readout.text === before && i > 0) { out.push(NaN); continue; }
+              await new Promise(r => requestAnimationFrame(r));
+              out.push(performance.now() - t0);
+            }
+            return out; }""", changes)
+        valid = [x for x in lat if x == x]
+        out["slider_ms"] = {"median": _median(valid), "p95": _p95(valid), "changes": len(valid)}
+        browser.close()
+    httpd.shutdown()
+    return out
+
+
+def bench_lighthouse(site: Path, runs: int) -> dict | None:
+    lh = ROOT / "node_modules" / ".bin" / "lighthouse"
+    if not lh.exists():
+        return None
+    import http.server
+    import functools
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/{LESSON}"
+    scores: dict[str, list[float]] = {}
+    metrics: dict[str, list[float]] = {}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            report = Path(tmp) / "lh.json"
+            subprocess.run([str(lh), url, "--quiet", "--output=json", f"--output-path={report}",
+                            "--only-categories=performance,accessibility,best-practices,seo",
+                            "--chrome-flags=--headless --no-sandbox --disable-gpu"],
+                           env={**ENV, "CHROME_PATH": CHROMIUM}, capture_output=True, timeout=300)
+            if not report.exists():
+                continue
+            data = json.loads(report.read_text())
+        for key, cat in data["categories"].items():
+            scores.setdefault(key, []).append(round(cat["score"] * 100))
+        for m in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
+                  "cumulative-layout-shift"):
+            metrics.setdefault(m, []).append(data["audits"][m]["numericValue"])
+    httpd.shutdown()
+    if not scores:
+        return None
+    return {"scores": {k: _median(v) for k, v in scores.items()},
+            "metrics": {k: _median(v) for k, v in metrics.items()}, "runs": runs}
+
+
+def write_report(results: dict, path: Path) -> None:
+    b, s, w, lh = results["build"], results["serve"], results["browser"], results["lighthouse"]
+    kb = lambda n: f"{n / 1000:,.1f} KB"  # noqa: E731
+    lines = [
+        "# Benchmarks", "",
+        f"Written by `python -m roofline.bench` on {results['when']} ({results['machine']}). "
+        "Medians of several runs; the machine is a shared 2-core sandbox, so ratios and medians "
+        "matter more than any single figure.", "",
+        "| What | Measured | Aim | How |", "|---|---|---|---|",
+        f"| Build time, ours vs bare Material | {b['ours_s']:.2f} s vs {b['bare_s']:.2f} s = "
+        f"**{b['ratio']:.2f}×** | ≤ 2× | median of {b['runs']} `mkdocs build` runs each; the bare "
+        "build uses the same docs/ and theme without the roofline plugin and hooks |",
+        f"| `mkdocs serve` edit → served | median {s['median_s']:.2f} s (max {s['max_s']:.2f} s) | "
+        f"— | {s['edits']} edits of docs/index.md, timed until the served page has the edit |",
+        f"| Lesson page, first view | {kb(w['first_view']['raw'])} raw, "
+        f"**{kb(w['first_view']['gzip'])} gzip** ({w['first_view']['files']} files) | ≤ 120 KB gz "
+        "| every file Chromium fetched before scrolling, sizes on disk, gzip -9 |",
+        f"| Lesson page, in full | {kb(w['full']['raw'])} raw, **{kb(w['full']['gzip'])} gzip** "
+        f"({w['full']['files']} files) | ≈ 560 KB gz (Plotly alone ≈ 1,469 KB gz) | after "
+        "scrolling the plot into view |",
+        f"| Plot ready | median **{w['plot_ready_ms']['median']:.0f} ms**, p95 "
+        f"{w['plot_ready_ms']['p95']:.0f} ms | ≤ 400 ms | navigation start → first canvas, plot "
+        f"in view at load, {w['plot_ready_ms']['runs']} loads |",
+        f"| Slider → next frame | median {w['slider_ms']['median']:.1f} ms, **p95 "
+        f"{w['slider_ms']['p95']:.1f} ms** | p95 ≤ 16.7 ms | {w['slider_ms']['changes']} changes "
+        "of the `ai-slider` model; time from the change to the next animation frame |",
+    ]
+    if lh:
+        sc = lh["scores"]
+        lines.append(
+            f"| Lighthouse 12.2.3, mobile | performance **{sc.get('performance')}**, accessibility "
+            f"{sc.get('accessibility')}, best practices {sc.get('best-practices')}, SEO "
+            f"{sc.get('seo')} | ≥ 95 / 100 / 100 / 100 | median of {lh['runs']} runs against a "
+            "loopback server, Debian Chromium headless; TBT "
+            f"{lh['metrics']['total-blocking-time']:.0f} ms, LCP "
+            f"{lh['metrics']['largest-contentful-paint']:.0f} ms, CLS "
+            f"{lh['metrics']['cumulative-layout-shift']:.3f} |")
+    else:
+        lines.append("| Lighthouse | not run (`npm ci` first) | | |")
+    lines += ["", "Files loaded in full view:", ""]
+    lines += [f"- `{f}`" for f in w["full_files"]]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m roofline.bench", description=__doc__)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--changes", type=int, default=60)
+    ap.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
+    args = ap.parse_args(argv)
+    results: dict = {"when": time.strftime("%Y-%m-%d"),
+                     "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                                f"Python {platform.python_version()}"}
+    print("build …", file=sys.stderr)
+    results["build"] = bench_build(args.runs)
+    print("serve …", file=sys.stderr)
+    results["serve"] = bench_serve(args.runs)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        _build(ROOT / "mkdocs.yml", site, ROOT)
+        print("browser …", file=sys.stderr)
+        results["browser"] = bench_browser(site, max(5, args.runs), args.changes)
+        print("lighthouse …", file=sys.stderr)
+        results["lighthouse"] = bench_lighthouse(site, args.runs)
+    write_report(results, Path(args.out))
+    print(json.dumps({k: v for k, v in results.items() if k != "browser"}, indent=1),
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
