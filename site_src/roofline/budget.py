@@ -391,7 +391,9 @@ class Budget:
         by_kernel = {"memory": 0.0, "attention": 0.0, "gemm": 0.0}
         peak = self.peak_flops_per_s
         for k in self.kernels:
-            excess = self.kernel_time_s(k) - k.useful_flops * k.count / peak
+            # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
+            per_copy = float(time_lower_bound(k.flops, k.bytes, peak, self.bandwidth_bytes_per_s))
+            excess = k.count * (per_copy - k.useful_flops / peak)
             key = ("gemm" if k.op_class == GEMM else
                    "attention" if k.op_class == ATTENTION else "memory")
             by_kernel[key] += excess

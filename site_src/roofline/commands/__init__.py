@@ -1,3 +1,3 @@
 """CLI subcommands: each module has `add_parser(subparsers)` and `run(args) -> int`."""
 
-COMMANDS = ("hardware", "ops")
+COMMANDS = ("hardware", "ops", "budget")

@@ -1,0 +1,126 @@
+"""`roofline budget`: where one training or inference step's time goes, and the MFU it allows."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .. import fmt
+from ..budget import FUSIONS, TYPICAL, Assumptions, Budget, budget
+from ..catalog import default_catalog
+from ..errors import RooflineError
+from ..render.table import Column, Table
+from ..transformer import get_model
+from ._common import write
+
+_DEFAULTS = Assumptions()
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("budget", help="time budget of a model step, fusion what-ifs, MFU bound")
+    # Values are checked in run() so that bad input ends in one RooflineError line, exit 2.
+    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME")
+    p.add_argument("--phase", default=TYPICAL["phase"], metavar="train|prefill|decode")
+    p.add_argument("--batch", default=str(TYPICAL["batch"]), metavar="B",
+                   help="sequences per GPU per step")
+    p.add_argument("--seq", default=str(TYPICAL["seq"]), metavar="S",
+                   help="sequence length (train/prefill) or KV-cache length (decode)")
+    p.add_argument("--hardware", default=TYPICAL["hardware"], metavar="ID")
+    p.add_argument("--precision", default=TYPICAL["precision"], metavar="P")
+    p.add_argument("--catalog", default=None, metavar="FILE", help="an alternative hardware.toml")
+    p.add_argument("--fuse", default="", metavar="LIST",
+                   help=f"comma-separated fusions: {','.join(FUSIONS)} (or 'all')")
+    p.add_argument("--efficiency", default=str(_DEFAULTS.kernel_efficiency), metavar="F",
+                   help="share of its roofline bound a kernel reaches (0-1]")
+    p.add_argument("--launch-overhead", default=str(_DEFAULTS.launch_overhead_s), metavar="S",
+                   help="seconds lost per kernel launch")
+    p.add_argument("--dp", default=str(_DEFAULTS.dp_degree), metavar="N",
+                   help="data-parallel degree of the gradient all-reduce")
+    p.add_argument("--overlap", default=str(_DEFAULTS.overlap_fraction), metavar="F",
+                   help="share of the all-reduce hidden behind the backward pass")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def _number(text: str, field: str, kind=float):
+    try:
+        return kind(text)
+    except ValueError:
+        noun = "an integer" if kind is int else "a number"
+        raise RooflineError(f"expected {noun}, got {text!r}", field=field) from None
+
+
+def _positive_int(text: str, field: str) -> int:
+    value = _number(text, field, int)
+    if value <= 0:
+        raise RooflineError(f"must be a positive integer, got {text!r}", field=field)
+    return value
+
+
+def parse_fusions(text: str) -> frozenset[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return frozenset(FUSIONS)
+    for n in names:
+        if n not in FUSIONS:
+            raise RooflineError(f"unknown fusion {n!r}", field="fuse", valid=list(FUSIONS))
+    return frozenset(names)
+
+
+def from_args(args: argparse.Namespace) -> Budget:
+    catalog = default_catalog(args.catalog)
+    hw = catalog[args.hardware]
+    b = catalog.precision(args.precision).bytes_per_element
+    assumptions = Assumptions(
+        kernel_efficiency=_number(args.efficiency, "efficiency"),
+        launch_overhead_s=_number(args.launch_overhead, "launch-overhead"),
+        dp_degree=_positive_int(args.dp, "dp"),
+        overlap_fraction=_number(args.overlap, "overlap"))
+    return budget(get_model(args.model), args.phase, _positive_int(args.batch, "batch"),
+                  _positive_int(args.seq, "seq"), hw, args.precision, b,
+                  parse_fusions(args.fuse), assumptions)
+
+
+def class_table(bg: Budget) -> Table:
+    step = bg.step_time_s
+    rows = tuple({"class": c, "time_s": v["time_s"], "share": v["time_s"] / step,
+                  "flops": v["flops"], "bytes": v["bytes"], "launches": v["launches"]}
+                 for c, v in bg.by_class().items() if v["launches"])
+    cols = (Column("class", "Class"), Column("time_s", "Time", fmt.seconds, "right"),
+            Column("share", "Share", fmt.percent, "right"),
+            Column("flops", "FLOPs", fmt.count, "right"),
+            Column("bytes", "Bytes", fmt.capacity, "right"),
+            Column("launches", "Kernels", lambda x: f"{x:,}", "right"))
+    return Table(cols, rows)
+
+
+def waterfall_table(bg: Budget) -> Table:
+    rows = [{"term": "peak", "time_s": bg.ideal_time_s, "loss": None, "level": 1.0}]
+    rows += [{"term": t.label, "time_s": t.time_s, "loss": -t.loss, "level": t.level_after}
+             for t in bg.waterfall()]
+    cols = (Column("term", "From 100 % of peak"),
+            Column("time_s", "Time", fmt.seconds, "right"),
+            Column("loss", "Change", lambda x: f"{x * 100:+.1f} pt", "right"),
+            Column("level", "MFU after", fmt.percent, "right"))
+    return Table(cols, tuple(rows))
+
+
+def run(args: argparse.Namespace) -> int:
+    bg = from_args(args)
+    if args.format == "json":
+        write(json.dumps(bg.as_dict(), indent=2, ensure_ascii=False) + "\n")
+        return 0
+    fused = ", ".join(sorted(bg.fusions)) or "none"
+    lines = [f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
+             f"{bg.hardware.name} ({bg.precision}); fused: {fused}",
+             f"step {fmt.seconds(bg.step_time_s)} at the roofline, one layer "
+             f"{fmt.seconds(bg.layer_time_s)}; {fmt.count(bg.flops)}FLOP, "
+             f"{fmt.capacity(bg.bytes)} moved",
+             f"MFU upper bound {fmt.percent(bg.mfu_upper_bound, 3)}; "
+             f"after overheads {fmt.percent(bg.mfu_estimate, 3)}", ""]
+    out = "\n".join(lines) + class_table(bg).as_text() + "\n" + waterfall_table(bg).as_text()
+    saved = bg.bytes_saved()
+    if saved:
+        out += "\nbytes kept off HBM per step: " + ", ".join(
+            f"{k} {fmt.capacity(v)}" for k, v in saved.items()) + "\n"
+    write(out)
+    return 0
