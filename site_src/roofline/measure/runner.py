@@ -1,0 +1,103 @@
+"""Run a plan on a device and assemble the measurement document (see schema.py)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import gc
+from typing import Callable
+
+from . import cpu, machine
+from .plan import PLANS, Plan
+from .schema import FORMAT, SCHEMA_VERSION, validate
+from .timing import Progress, time_call
+
+
+def _finish(group: str, record: dict, timing: dict) -> dict:
+    # A ceiling is the best the machine did: like STREAM's "best rate", from the fastest
+    # sample. Ops keep their median: that is the time a reader should expect.
+    out = {**record, "time_s": timing}
+    if group == "stream":
+        out["bandwidth_bytes_per_s"] = record["bytes"] / timing["min"]
+    elif group == "matmul":
+        out["flops_per_s"] = record["flops"] / timing["min"]
+    return out
+
+
+def ceilings(stream: list[dict], matmul: list[dict], memory_level: str,
+             ops: list[dict] = ()) -> dict:
+    """The measured roofs: per memory level the best kernel's bandwidth (a roof is what the
+    machine can reach, so the best of the kernels, not their mean); per precision the fastest
+    matrix multiply seen anywhere in the run, the op GEMMs included: a GEMM that beat the
+    dedicated matmul (the machine is shared, clocks drift) would otherwise sit above its roof."""
+    bandwidth: dict[str, dict] = {}
+    for s in stream:
+        if s["level"] == "between":
+            continue
+        best = bandwidth.get(s["level"])
+        if best is None or s["bandwidth_bytes_per_s"] > best["bandwidth_bytes_per_s"]:
+            bandwidth[s["level"]] = {"level": s["level"], "kernel": s["kernel"],
+                                     "threads": s["threads"],
+                                     "bandwidth_bytes_per_s": s["bandwidth_bytes_per_s"]}
+    compute: dict[str, dict] = {}
+    runs = [(m["precision"], m["flops_per_s"], f"matmul n={m['n']}") for m in matmul]
+    runs += [(o["precision"], o["flops"] / o["time_s"]["min"], f"op {o['id']}")
+             for o in ops if o["kind"] == "gemm"]
+    for precision, flops_per_s, where in runs:
+        best = compute.get(precision)
+        if best is None or flops_per_s > best["flops_per_s"]:
+            compute[precision] = {"precision": precision, "flops_per_s": flops_per_s,
+                                  "from": where}
+    return {"memory_level": memory_level,
+            "bandwidth": sorted(bandwidth.values(), key=lambda b: b["level"]),
+            "compute": list(compute.values())}
+
+
+def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None = None,
+            progress: bool = True, now: Callable[[], _dt.datetime] | None = None) -> dict:
+    """Measure this machine; returns a validated measurement document."""
+    plan = PLANS[plan] if isinstance(plan, str) else plan
+    if device == "cuda":
+        from . import gpu
+        return gpu.measure(plan, label=label, progress=progress, now=now)
+    found, _ = machine.caches()
+    sizes = machine.cache_sizes(found)
+    desc = machine.describe()
+    kernels = (cpu.stream_kernels(plan, sizes, threads=desc["usable_cpus"])
+               + cpu.matmul_kernels(plan) + cpu.op_kernels(plan))
+    results: dict[str, list[dict]] = {"stream": [], "matmul": [], "ops": []}
+    bar = Progress(len(kernels), enabled=progress)
+    for k in kernels:
+        bar.step(k.label)
+        fn = k.make()
+        results[k.group].append(_finish(k.group, k.record, time_call(fn, plan.method)))
+        del fn
+        gc.collect()
+    bar.close()
+    return validate(document(
+        device="cpu", plan=plan, machine_desc=desc, versions=machine.versions(),
+        results=results, memory_level="DRAM", label=label, now=now,
+        notes=["Ceilings (bandwidth, FLOP/s) use each kernel's fastest sample, as STREAM "
+               "reports its best rate; op times are medians.",
+               "Elementwise ops run on one thread (numpy ufuncs); matmul, GEMV and GEMM run on "
+               "every thread the BLAS uses; STREAM past the last-level cache runs on one thread "
+               "and on every usable core.",
+               "bytes: the model's count (STREAM convention; roofline.ops cost functions). "
+               "implementation_bytes: what the numpy code streams, one pass per ufunc."]),
+        where="measurement just taken")
+
+
+def document(*, device: str, plan: Plan, machine_desc: dict, versions: dict,
+             results: dict[str, list[dict]], memory_level: str, label: str | None,
+             now: Callable[[], _dt.datetime] | None, notes: list[str]) -> dict:
+    stamp = (now or (lambda: _dt.datetime.now(_dt.timezone.utc)))()
+    return {
+        "format": FORMAT, "schema_version": SCHEMA_VERSION,
+        "label": label or f"{machine_desc['description']} ({stamp:%Y-%m-%d})",
+        "created_utc": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "device": device, "mode": plan.name, "machine": machine_desc, "versions": versions,
+        "method": {**plan.method.as_dict(), "notes": notes},
+        "stream": results["stream"], "matmul": results["matmul"],
+        "ceilings": ceilings(results["stream"], results["matmul"], memory_level,
+                             results["ops"]),
+        "ops": results["ops"],
+    }
