@@ -472,6 +472,9 @@ def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Acceler
     if phase not in PHASES:
         from .errors import unknown_id
         raise unknown_id("phase", phase, list(PHASES))
+    for key, value in (("batch", batch), ("seq", seq)):
+        if not (isinstance(value, int) and value > 0):
+            raise RooflineError(f"must be a positive integer, got {value!r}", field=key)
     hw.peak(precision)
     fusions = check_fusions(fusions)
     kernels = tuple(step_kernels(cfg, phase, batch, seq, b, fusions))

@@ -1,0 +1,213 @@
+"""The step time budget: one layer by hand, fusion only ever removes bytes and time, the MFU
+bound and the waterfall that adds up to it, and the `roofline budget` command."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofline import RooflineError, default_catalog
+from roofline.budget import FUSIONS, TYPICAL, Assumptions, budget
+from roofline.cli import main
+from roofline.transformer import default_models, get_model
+
+H100 = default_catalog()["h100-sxm"]
+PEAK, BW = 989.4e12, 3.35e12  # H100 SXM dense bf16 and HBM3, as in the catalog
+
+
+def _run(model="llama-2-7b", phase="train", batch=4, seq=4096, hw="h100-sxm", precision="bf16",
+         fusions=(), assumptions=Assumptions()):
+    cat = default_catalog()
+    return budget(get_model(model), phase, batch, seq, cat[hw], precision,
+                  cat.precision(precision).bytes_per_element, frozenset(fusions), assumptions)
+
+
+def test_catalog_figures_used_by_hand():
+    assert (H100.peak_flops_per_s("bf16"), H100.hbm_bandwidth_bytes_per_s) == (PEAK, BW)
+
+
+def test_one_training_layer_by_hand():
+    """Llama 2 7B, 1 × 2,048 tokens, bf16 (2 bytes), one decoder layer, forward + backward."""
+    t, d, f, heads, hd, b = 2048, 4096, 11008, 32, 128, 2
+    S = 1 * heads * t * t  # attention scores (no causal saving, as in ops.py)
+
+    def tm(flops, bytes_):
+        return max(flops / PEAK, bytes_ / BW)
+
+    norm = tm(4 * t * d, (2 * t * d + d) * b)                 # read x and gamma, write y
+    proj = tm(2 * t * d * d, (t * d + d * d + t * d) * b)      # q, k, v, o: [t,d]·[d,d]
+    qk = tm(2 * S * hd, (t * d + t * d + S) * b)               # read Q and K, write scores
+    soft = tm(5 * S, 2 * S * b)                                # read scores, write probs
+    sv = tm(2 * S * hd, (S + t * d + t * d) * b)               # read probs and V, write O
+    resid = tm(t * d, 3 * t * d * b)                           # read two, write one
+    up = tm(2 * t * f * d, (t * d + d * f + t * f) * b)        # gate and up: [t,d]·[d,f]
+    act = tm(5 * t * f, 3 * t * f * b)                         # SiLU(gate) · up
+    down = tm(2 * t * d * f, (t * f + f * d + t * d) * b)      # [t,f]·[f,d]
+    forward = 2 * norm + 4 * proj + qk + soft + sv + 2 * resid + 2 * up + act + down
+    # Backward: matmuls twice their FLOPs and bytes (and both scale together, so twice the
+    # time); norms, softmax, residuals and the activation once more.
+    def tm2(single):
+        return 2 * single
+    backward = (2 * norm + 4 * tm2(proj) + tm2(qk) + soft + tm2(sv) + 2 * resid + 2 * tm2(up)
+                + act + tm2(down))
+    bg = _run(batch=1, seq=2048)
+    assert bg.layer_time_s == pytest.approx(forward + backward, rel=1e-12)
+    # The numbers themselves: q_proj takes 69.5 µs at the compute roof; the score matrix makes
+    # softmax take 160 µs reading and writing 537 MB; a whole layer, fwd + bwd, 3.56 ms.
+    assert proj == pytest.approx(2 * 2048 * 4096 ** 2 / 989.4e12)
+    assert soft == pytest.approx(4 * S / 3.35e12)
+    assert forward + backward == pytest.approx(3.556e-3, rel=1e-3)
+
+
+def test_fusion_savings_by_hand():
+    t, d, S, b = 2048, 4096, 32 * 2048 * 2048, 2
+    base = _run(batch=1, seq=2048)
+    flash = _run(batch=1, seq=2048, fusions={"flash"})
+    # Forward keeps the scores off HBM: written once and read twice = 4 S; backward of the three
+    # kernels moved 6 S (2 × QKᵀ, 1 × softmax, 2 × S·V), FlashAttention's moves none.
+    assert base.bytes - flash.bytes == pytest.approx(32 * (4 + 6) * S * b, rel=1e-12)
+    norm = _run(batch=1, seq=2048, fusions={"norm"})
+    # Per layer: input norm's output written once, read by q, k, v (4 t d); post-attention
+    # norm's read by gate and up (3 t d); the final norm's by lm_head (2 t d); fwd and bwd.
+    per_step = (32 * (4 + 3) + 2) * t * d * b * 2
+    assert base.bytes - norm.bytes == pytest.approx(per_step, rel=1e-12)
+    assert norm.bytes_saved() == {"norm": pytest.approx(per_step, rel=1e-12)}
+    assert flash.flops == base.flops == norm.flops
+
+
+def test_mfu_bound_in_unit_interval_and_decode_far_below_training():
+    train = _run(**{k: v for k, v in TYPICAL.items() if k not in ("hardware", "model")})
+    decode = _run(phase="decode", batch=8, seq=4096)
+    assert 0 < decode.mfu_upper_bound < train.mfu_upper_bound <= 1
+    assert decode.mfu_upper_bound < train.mfu_upper_bound / 10
+
+
+def test_typical_training_lands_where_real_runs_land():
+    unfused, fused = _run(), _run(fusions=FUSIONS)
+    assert 0.40 <= unfused.mfu_estimate <= 0.55
+    assert unfused.mfu_upper_bound < fused.mfu_upper_bound <= 1
+
+
+def test_waterfall_adds_up_to_the_mfu():
+    bg = _run(fusions={"flash"})
+    terms = bg.waterfall()
+    assert [t.key for t in terms] == ["memory", "attention", "gemm", "efficiency", "launch",
+                                      "communication"]
+    assert terms[0].level_before == 1.0
+    assert 1 - sum(t.loss for t in terms) == pytest.approx(bg.mfu_estimate, rel=1e-12)
+    assert terms[2].level_after == pytest.approx(bg.mfu_upper_bound, rel=1e-12)
+    assert all(t.loss >= 0 for t in terms)
+    # The roofline terms are the step's time minus the ideal time.
+    assert sum(t.time_s for t in terms[:3]) == pytest.approx(bg.step_time_s - bg.ideal_time_s)
+
+
+def test_overheads_follow_their_assumptions():
+    none = Assumptions(kernel_efficiency=1.0, launch_overhead_s=0.0, dp_degree=1)
+    bg = _run(assumptions=none)
+    assert bg.mfu_estimate == pytest.approx(bg.mfu_upper_bound, rel=1e-12)
+    hidden = _run(assumptions=Assumptions(overlap_fraction=1.0))
+    exposed = _run(assumptions=Assumptions(overlap_fraction=0.0))
+    assert hidden.overhead_times_s["communication"] == 0
+    # Ring all-reduce over NVLink 4 (450 GB/s a direction): 2 · 7/8 · 6.74 G params · 2 bytes.
+    assert exposed.overhead_times_s["communication"] == pytest.approx(
+        2 * 7 / 8 * get_model("llama-2-7b").params * 2 / 450e9, rel=1e-12)
+    assert _run(phase="prefill").allreduce_time_s == 0
+
+
+_CASES = [(m, p, h, pr) for m in default_models() for p in ("train", "prefill", "decode")
+          for h, pr in (("h100-sxm", "bf16"), ("h100-sxm", "fp8"), ("a100-sxm-80gb", "bf16"),
+                        ("mi300x", "bf16"), ("l4", "fp8"))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=st.sampled_from(_CASES), batch=st.integers(1, 64), seq=st.integers(1, 8192),
+       small=st.sets(st.sampled_from(FUSIONS)), extra=st.sets(st.sampled_from(FUSIONS)))
+def test_fusing_never_increases_bytes_or_time(case, batch, seq, small, extra):
+    model, phase, hw, precision = case
+    a = _run(model, phase, batch, seq, hw, precision, small)
+    b = _run(model, phase, batch, seq, hw, precision, small | extra)
+    assert b.flops == pytest.approx(a.flops, rel=1e-12)
+    assert b.bytes <= a.bytes * (1 + 1e-12)
+    assert b.step_time_s <= a.step_time_s * (1 + 1e-12)
+    assert b.launches <= a.launches
+    assert 0 < b.mfu_upper_bound <= 1 + 1e-12 and b.mfu_upper_bound >= a.mfu_upper_bound * (1 - 1e-12)
+    for k in b.kernels:
+        assert k.bytes <= k.unfused_bytes and k.bytes > 0
+
+
+def test_every_fusion_saves_bytes_on_its_own():
+    base = _run()
+    for f in FUSIONS:
+        one = _run(fusions={f})
+        assert one.bytes < base.bytes, f
+        assert one.bytes_saved()[f] == pytest.approx(base.bytes - one.bytes, rel=1e-12)
+    both = _run(fusions=FUSIONS)
+    assert sum(both.bytes_saved().values()) == pytest.approx(base.bytes - both.bytes, rel=1e-12)
+
+
+def test_fused_kernels_move_right_on_the_roofline():
+    base = {(k.name, k.pass_): k for k in _run().kernels}
+    fused = {(k.name, k.pass_): k for k in _run(fusions={"norm"}).kernels}
+    merged = fused[("input_layernorm+q_proj+k_proj+v_proj", "forward")]
+    assert merged.intensity_flops_per_byte > base[("q_proj", "forward")].intensity_flops_per_byte
+
+
+def test_bad_input_names_the_field():
+    with pytest.raises(RooflineError, match="fuse.*unknown fusion 'fast'"):
+        _run(fusions={"fast"})
+    with pytest.raises(RooflineError, match="phase"):
+        _run(phase="serve")
+    with pytest.raises(RooflineError, match="batch"):
+        _run(batch=0)
+    with pytest.raises(RooflineError, match="overlap_fraction"):
+        Assumptions(overlap_fraction=1.5)
+    with pytest.raises(RooflineError, match="kernel_efficiency"):
+        Assumptions(kernel_efficiency=0)
+
+
+# ---------------------------------------------------------------- the command
+
+def test_cli_json_contract(capsys):
+    assert main(["budget", "--model", "llama-2-7b", "--phase", "train", "--batch", "4",
+                 "--seq", "4096", "--hardware", "h100-sxm", "--precision", "bf16",
+                 "--fuse", "norm,flash", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert 0 < out["mfu_upper_bound"] <= 1
+    for key in ("time_s", "bytes", "flops"):
+        assert set(out[key]) == {"gemm", "attention", "norm", "elementwise", "softmax",
+                                 "embedding", "optimizer"}
+    assert sum(out["time_s"].values()) == pytest.approx(out["step_time_s"])
+    assert out["fusions"] == ["flash", "norm"] and set(out["bytes_saved"]) == {"flash", "norm"}
+    assert 1 - sum(t["loss"] for t in out["waterfall"]) == pytest.approx(out["mfu_estimate"])
+
+
+def test_cli_table_shows_bound_and_waterfall(capsys):
+    assert main(["budget", "--fuse", "all"]) == 0
+    text = capsys.readouterr().out
+    assert "MFU upper bound" in text and "exposed gradient all-reduce" in text
+    assert "bytes kept off HBM per step" in text
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--fuse", "norm,warp"], "fuse"), (["--model", "gpt-5"], "model"),
+    (["--phase", "serve"], "phase"), (["--batch", "0"], "batch"), (["--batch", "two"], "batch"),
+    (["--seq", "-1"], "seq"), (["--dp", "0"], "dp"), (["--overlap", "1.5"], "overlap"),
+])
+def test_cli_bad_input_is_one_line_exit_2(capsys, args, field):
+    assert main(["budget", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("roofline budget: error:")
+    assert f"field '{field}" in err
+
+
+def test_all_fusion_subsets_are_distinct():
+    """The page precomputes the 16 combinations; each must be a different step."""
+    seen = set()
+    for n in range(len(FUSIONS) + 1):
+        for combo in combinations(FUSIONS, n):
+            seen.add(round(_run(fusions=combo).bytes))
+    assert len(seen) == 16
