@@ -1,0 +1,38 @@
+"""The lesson site's build, as MkDocs events. Each event hands its work to roofline.site.build;
+nothing here computes anything."""
+
+from __future__ import annotations
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from roofline.errors import RooflineError
+from roofline.site import build
+
+
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    """Add the vendored polyfill, the downloadable tables and the zip's placeholder."""
+    try:
+        generated = build.generated_files()
+    except RooflineError as exc:
+        raise PluginError(f"roofline: {exc}") from None
+    for uri, content in sorted(generated.items()):
+        files.append(File.generated(config, uri, content=content))
+    return files
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Expand the model's markers; a bad one stops the build naming page, line and field."""
+    try:
+        return build.render_markdown(markdown, f"docs/{page.file.src_uri}")
+    except RooflineError as exc:
+        raise PluginError(f"roofline: {exc}") from None
+
+
+@event_priority(-200)  # after Material's offline plugin (-100) has written the search index
+def on_post_build(*, config: MkDocsConfig) -> None:
+    """Pack the finished site into the downloadable zip."""
+    build.write_zip(config.site_dir)

@@ -1,0 +1,50 @@
+"""What the hooks call: marker expansion per page, generated files, the offline zip. Kept apart
+from hooks/ so the build's logic is importable and testable without MkDocs running."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+from .. import _toml
+from . import lesson_parts, numbers, pages, plot, qa  # noqa: F401  (register their markers)
+from .context import load_context
+from .markers import expand
+
+SHIM_SRC = Path(_toml.DATA_DIR).parent / "vendor" / "iframe-worker-shim.js"
+SHIM_URI = "assets/vendor/iframe-worker-shim.js"
+ZIP_URI = "downloads/roofline-lesson-site.zip"
+ZIP_ROOT = "roofline-lesson-site"
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def render_markdown(markdown: str, where: str) -> str:
+    """Expand every `<!-- rl:... -->` marker of one page from the model."""
+    return expand(markdown, load_context(), where)
+
+
+def generated_files() -> dict[str, str | bytes]:
+    """Files the site gets that are not in docs/: the vendored polyfill, downloadable tables,
+    and a placeholder for the zip (so links to it validate; post_build fills it)."""
+    files: dict[str, str | bytes] = {SHIM_URI: SHIM_SRC.read_bytes(), ZIP_URI: b""}
+    files.update(pages.generated_tables(load_context()))
+    return files
+
+
+def write_zip(site_dir: str | os.PathLike) -> Path:
+    """The whole built site as one zip, byte-for-byte reproducible: sorted entries, fixed
+    timestamps and permissions, everything under one folder. The zip leaves itself out."""
+    site = Path(site_dir)
+    target = site / ZIP_URI
+    tmp = target.with_suffix(".zip.tmp")
+    paths = sorted(p for p in site.rglob("*") if p.is_file() and p not in (target, tmp))
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for p in paths:
+            info = zipfile.ZipInfo(f"{ZIP_ROOT}/{p.relative_to(site).as_posix()}", ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            zf.writestr(info, p.read_bytes())
+    tmp.replace(target)
+    return target

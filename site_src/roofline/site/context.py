@@ -1,0 +1,36 @@
+"""What every marker reads: the catalog, the op zoo and the model configs, loaded once per build
+(the catalog honours ROOFLINE_CATALOG, so a test can rebuild against an edited copy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..catalog import Accelerator, Catalog, default_catalog
+from ..maths import OpPoint, place
+from ..ops import OpZoo, default_zoo
+
+# The lesson's running example: "Take an NVIDIA H100 (SXM) as the running example".
+LESSON_HW = "h100-sxm"
+LESSON_PRECISION = "bf16"
+
+
+@dataclass(frozen=True)
+class Context:
+    catalog: Catalog
+    zoo: OpZoo
+
+    def hw(self, hardware_id: str) -> Accelerator:
+        return self.catalog[hardware_id]
+
+    def points(self, hardware_id: str, precision: str,
+               ids: list[str] | None = None) -> list[OpPoint]:
+        acc = self.hw(hardware_id)
+        b = self.catalog.precision(precision).bytes_per_element
+        return [place(op, acc, precision) for op in self.zoo.ops(b, ids)]
+
+    def point(self, op_id: str, hardware_id: str, precision: str) -> OpPoint:
+        return self.points(hardware_id, precision, [op_id])[0]
+
+
+def load_context() -> Context:
+    return Context(default_catalog(), default_zoo())

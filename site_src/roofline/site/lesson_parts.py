@@ -1,0 +1,221 @@
+"""Block markers for the lesson's lost parts: the §1 tier table, bandwidth cliff and pyramid,
+the §2 compute-vs-bandwidth comparison, the §3 formulas (MathML at build time, no JS) and the
+§4 op-zoo table. Each returns a Markdown or HTML block computed from the model."""
+
+from __future__ import annotations
+
+import html
+import math
+
+from latex2mathml.converter import convert
+
+from .. import fmt
+from ..errors import RooflineError
+from ..render.tables import ops_table, tiers_table
+from .context import LESSON_HW, LESSON_PRECISION, Context
+from .markers import marker
+
+FORMULAS = {
+    "ai": r"\mathrm{AI} = \frac{\text{FLOPs}}{\text{bytes moved to and from HBM}}",
+    "time": r"\text{time} \geq \max\left(\frac{\text{FLOPs}}{\text{peak}},\ "
+            r"\frac{\text{bytes}}{\text{BW}}\right)",
+    "attainable": r"\text{attainable FLOP/s} = \min\left(\text{peak},\ \mathrm{AI} \times "
+                  r"\text{BW}\right)",
+    "ridge": r"\text{ridge} = \frac{\text{peak}}{\text{BW}}",
+}
+FORMULA_LABELS = {
+    "ai": "AI equals FLOPs divided by bytes moved to and from HBM",
+    "time": "time is at least the larger of FLOPs over peak and bytes over bandwidth",
+    "attainable": "attainable FLOP/s equals the smaller of peak and AI times bandwidth",
+    "ridge": "ridge equals peak divided by bandwidth",
+}
+
+
+def mathml(latex: str, label: str = "") -> str:
+    """A display formula as a raw HTML block (Python-Markdown leaves <div> blocks alone)."""
+    aria = f' role="math" aria-label="{html.escape(label)}"' if label else ""
+    return f'\n<div class="rl-formula"{aria}>{convert(latex, display="block")}</div>\n'
+
+
+def _tex_num(text: str) -> str:
+    return text.replace(",", "{,}")
+
+
+@marker("formula", block=True)
+def formula(ctx: Context, *, name: str) -> str:
+    if name not in FORMULAS:
+        raise RooflineError(f"unknown formula {name!r}", field="name", valid=list(FORMULAS))
+    return mathml(FORMULAS[name], FORMULA_LABELS[name])
+
+
+@marker("ridge_example", block=True)
+def ridge_example(ctx: Context, *, hw: str = LESSON_HW,
+                  precision: str = LESSON_PRECISION) -> str:
+    """The ridge worked out for one chip, in the lesson's style: ≈ 295, call it ~300."""
+    acc = ctx.hw(hw)
+    peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
+    r = acc.ridge_flops_per_byte(precision)
+    latex = (rf"\text{{ridge}}_{{\text{{{acc.name.split(' (')[0]}, {precision}}}}} = "
+             rf"\frac{{{_tex_num(fmt.num(peak / 1e12))}\ \text{{TFLOP/s}}}}"
+             rf"{{{_tex_num(fmt.num(bw / 1e12))}\ \text{{TB/s}}}} \approx "
+             rf"{_tex_num(fmt.num(r))}\ \text{{FLOP/byte}}")
+    return (mathml(latex, f"ridge on the {acc.name} in {precision}") +
+            f'\n<p class="rl-figure-note">On the {html.escape(acc.name)} in {precision}: '
+            f"≈ {fmt.num(r)}, call it ~{fmt.approx(r)} FLOP per byte.</p>\n")
+
+
+@marker("tiers_table", block=True)
+def tiers(ctx: Context, *, hw: str = LESSON_HW) -> str:
+    acc = ctx.hw(hw)
+    t = tiers_table(acc)
+    keep = [c for c in t.columns if c.key in
+            ("name", "capacity_bytes", "per_unit_capacity_bytes", "bandwidth_bytes_per_s", "role")]
+    from dataclasses import replace
+    table = replace(t, columns=tuple(keep))
+    notes = [f"- *{html.escape(r['name'])}*: {html.escape(r['note'])} "
+             f"(source {r['source']}, {r['basis']})" for r in t.rows if r["note"]]
+    return (f"\n*Memory hierarchy of the {acc.name}, fastest tier first "
+            "(— = not published).*\n{: .rl-caption }\n\n"
+            + table.as_markdown() + "{: .rl-table }\n\n"
+            + '<details class="note rl-sources" markdown="1">\n<summary>Notes and sources'
+            "</summary>\n\n" + "\n".join(notes) +
+            "\n\nFull sources: [Hardware catalog](../hardware.md).\n\n</details>\n")
+
+
+@marker("cliff", block=True)
+def cliff(ctx: Context, *, hw: str = LESSON_HW) -> str:
+    """The bandwidth cliff as an inline SVG: one bar per tier, log-scale bytes/s."""
+    acc = ctx.hw(hw)
+    tiers = [t for t in acc.tiers if t.bandwidth_bytes_per_s]
+    missing = [t.name for t in acc.tiers if not t.bandwidth_bytes_per_s]
+    if len(tiers) < 2:
+        raise RooflineError(f"hardware '{hw}' needs two tiers with a bandwidth to draw a cliff",
+                            field="tiers")
+    tiers.sort(key=lambda t: -t.bandwidth_bytes_per_s)
+    lo = 10 ** math.floor(math.log10(min(t.bandwidth_bytes_per_s for t in tiers)))
+    hi = 10 ** math.ceil(math.log10(max(t.bandwidth_bytes_per_s for t in tiers)))
+    left, right, bar_h, gap, top = 150, 660, 26, 14, 16
+    width = right + 100
+    span = math.log10(hi / lo)
+
+    def x(v: float) -> float:
+        return left + (right - left) * math.log10(v / lo) / span
+
+    height = top + len(tiers) * (bar_h + gap) + 34
+    uid = f"rl-cliff-{acc.id}"
+    out = [f'<figure class="rl-cliff">',
+           f'<svg viewBox="0 0 {width} {height}" role="img" aria-labelledby="{uid}-t {uid}-d" '
+           f'xmlns="http://www.w3.org/2000/svg">',
+           f'<title id="{uid}-t">Bandwidth per memory tier of the {html.escape(acc.name)}, '
+           f'log scale</title>',
+           f'<desc id="{uid}-d">' + "; ".join(
+               f"{html.escape(t.name)}: {fmt.bandwidth(t.bandwidth_bytes_per_s)}" for t in tiers)
+           + "</desc>"]
+    decade = lo
+    while decade <= hi * 1.0001:
+        gx = x(decade)
+        out.append(f'<line class="rl-grid" x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" '
+                   f'y2="{height - 28}"/>')
+        out.append(f'<text class="rl-axis" x="{gx:.1f}" y="{height - 12}" '
+                   f'text-anchor="middle">{fmt.bandwidth(decade, 1)}</text>')
+        decade *= 10
+    hbm = acc.hbm_bandwidth_bytes_per_s
+    for i, t in enumerate(tiers):
+        y = top + i * (bar_h + gap)
+        bw = t.bandwidth_bytes_per_s
+        cls = "rl-bar rl-bar-hbm" if t.kind == "hbm" else "rl-bar"
+        ratio = bw / hbm
+        rel = ("HBM" if t.kind == "hbm" else
+               f"{fmt.num(ratio, 2)}× HBM" if ratio >= 1 else f"1/{fmt.num(1 / ratio, 2)} of HBM")
+        out.append(f'<text class="rl-label" x="{left - 8}" y="{y + bar_h * 0.68:.1f}" '
+                   f'text-anchor="end">{html.escape(t.name)}</text>')
+        out.append(f'<rect class="{cls}" x="{left}" y="{y}" width="{x(bw) - left:.1f}" '
+                   f'height="{bar_h}" rx="3"/>')
+        out.append(f'<text class="rl-value" x="{x(bw) + 6:.1f}" y="{y + bar_h * 0.68:.1f}">'
+                   f'{fmt.bandwidth(bw)} · {rel}</text>')
+    out.append("</svg>")
+    cap = (f"The bandwidth cliff on the {html.escape(acc.name)}: each step down the hierarchy "
+           f"costs about an order of magnitude (log scale).")
+    if missing:
+        cap += f" No published bandwidth for: {html.escape(', '.join(missing))}."
+    out.append(f"<figcaption>{cap}</figcaption></figure>")
+    return "\n" + "".join(out) + "\n"
+
+
+@marker("pyramid", block=True)
+def pyramid(ctx: Context, *, hw: str = LESSON_HW) -> str:
+    """The client's ASCII pyramid, its figures taken from the catalog."""
+    acc = ctx.hw(hw)
+
+    def tier(kind: str):
+        t = acc.tier(kind)
+        if t is None:
+            raise RooflineError(f"hardware '{hw}' has no '{kind}' tier", field="tiers")
+        return t
+    sram, l2, hbm, host = tier("sram"), tier("l2"), tier("hbm"), tier("host")
+    unit = acc.compute_unit_name
+    speed = (f"~{fmt.approx(sram.bandwidth_bytes_per_s / hbm.bandwidth_bytes_per_s)}x HBM BW"
+             if sram.bandwidth_bytes_per_s else "faster than HBM")
+    rows = [
+        ("registers", "few KB/thread", "fastest", "<- ALUs eat from here"),
+        None,
+        ("SRAM", f"~{fmt.capacity(sram.per_unit_capacity_bytes)}/{unit}", speed,
+         "<- staging tile, shared within a block"),
+        ("(L1/shared)", f"~{fmt.capacity(l2.capacity_bytes)} L2", "", ""),
+        None,
+        ("HBM", f"~{fmt.capacity(hbm.capacity_bytes)}", f"~{fmt.bandwidth(hbm.bandwidth_bytes_per_s)}",
+         "<- everything lives here; the slow tier"),
+        None,
+        ("host/PCIe", "TB", f"~{fmt.bandwidth(host.bandwidth_bytes_per_s)}",
+         "<- off-GPU; avoid in the hot loop entirely"),
+    ]
+    lines = []
+    for r in rows:
+        if r is None:
+            lines.append("      ^")
+        else:
+            lines.append(f"  {r[0]:<12}{r[1]:<18}{r[2]:<18}{r[3]}".rstrip())
+    return "\n```text\n" + "\n".join(lines) + "\n```\n"
+
+
+@marker("compute_vs_bw", block=True)
+def compute_vs_bw(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION) -> str:
+    """§2: the two rates side by side and their ratio."""
+    acc = ctx.hw(hw)
+    peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
+    rows = [f"| Tensor cores, {precision} | {fmt.tflops(peak)} | "
+            f"{fmt.count(peak)} FLOPs |"]
+    if "fp8" in acc.peaks and precision != "fp8":
+        p8 = acc.peak_flops_per_s("fp8")
+        rows.append(f"| Tensor cores, fp8 | {fmt.tflops(p8)} | {fmt.count(p8)} FLOPs |")
+    vec = acc.vector_peak
+    if vec is not None:
+        rows.append(f"| CUDA cores, {vec.precision} (elementwise math) | "
+                    f"{fmt.tflops(vec.flops_per_s)} | {fmt.count(vec.flops_per_s)} FLOPs |")
+    rows.append(f"| HBM bandwidth | {fmt.bandwidth(bw)} | {fmt.count(bw)} bytes |")
+    r = acc.ridge_flops_per_byte(precision)
+    table = ("\n*Compute against bandwidth on the " + acc.name + ".*\n{: .rl-caption }\n\n"
+             "| Rate | Per second | In one second |\n|---|---:|---:|\n" + "\n".join(rows)
+             + "\n{: .rl-table }\n")
+    latex = (rf"\frac{{{_tex_num(fmt.num(peak / 1e12))}\times 10^{{12}}\ \text{{FLOP/s}}}}"
+             rf"{{{_tex_num(fmt.num(bw / 1e12))}\times 10^{{12}}\ \text{{byte/s}}}} \approx "
+             rf"{_tex_num(fmt.num(r))}\ \text{{FLOP per byte}}")
+    return (table + mathml(latex, f"peak over bandwidth is about {fmt.num(r)} FLOP per byte")
+            + f'\n<p class="rl-figure-note">≈ {fmt.num(r)}, call it ~{fmt.approx(r)} '
+            f"FLOPs for every byte read from HBM.</p>\n")
+
+
+@marker("op_zoo", block=True)
+def op_zoo(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION) -> str:
+    acc = ctx.hw(hw)
+    points = ctx.points(hw, precision)
+    contexts = {p.name: f"{ctx.zoo.presets[p.name].label}: {ctx.zoo.presets[p.name].context}"
+                for p in points}
+    t = ops_table(points, contexts=contexts)
+    b = ctx.catalog.precision(precision).bytes_per_element
+    return (f"\n*The op zoo on the {acc.name} in {precision} ({fmt.num(b)} bytes per element; "
+            f"peak {fmt.tflops(acc.peak_flops_per_s(precision))}, HBM "
+            f"{fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, ridge ≈ "
+            f"{fmt.num(acc.ridge_flops_per_byte(precision))} FLOP/byte). FLOPs count 2 per "
+            "multiply-add; bytes are HBM traffic, every operand read once and every result "
+            "written once.*\n{: .rl-caption }\n\n" + t.as_markdown() + "{: .rl-table .rl-ops }\n")

@@ -1,0 +1,101 @@
+"""The lesson's written parts that live in data files: failure modes & checklist, checkpoint
+questions (answers collapsed until asked for) and interview prompts. Their text carries markers,
+expanded with the data file and entry named on any error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import _toml
+from .._toml import Fields
+from ..errors import RooflineError
+from .context import Context
+from .markers import expand, marker
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    fields: dict[str, str]
+
+
+def load_entries(name: str, table: str, keys: tuple[str, ...],
+                 path: Path | None = None) -> tuple[Path, list[Entry]]:
+    path = path or _toml.DATA_DIR / f"{name}.toml"
+    data = _toml.load(path)
+    raw = data.get(table)
+    if not isinstance(raw, list) or not raw:
+        raise RooflineError(f"no [[{table}]] entries", where=str(path), field=table)
+    out, seen = [], set()
+    for i, item in enumerate(raw):
+        f = Fields(item, where=str(path), entry=str(item.get("id", f"#{i}"))
+                   if isinstance(item, dict) else f"#{i}")
+        entry = Entry(f.get("id", str), {k: f.get(k, str) for k in keys})
+        f.finish()
+        for k, v in entry.fields.items():
+            if not v.strip():
+                raise RooflineError("empty text", where=str(path), entry=entry.id, field=k)
+        if entry.id in seen:
+            raise RooflineError("duplicate id", where=str(path), entry=entry.id, field="id")
+        seen.add(entry.id)
+        out.append(entry)
+    return path, out
+
+
+def _text(ctx: Context, path: Path, entry: Entry, key: str) -> str:
+    return expand(entry.fields[key], ctx, f"{path} [{entry.id}].{key}").strip()
+
+
+def _indent(text: str, n: int = 4) -> str:
+    return "\n".join((" " * n + line) if line else "" for line in text.split("\n"))
+
+
+@marker("prompts", block=True)
+def prompts(ctx: Context) -> str:
+    path, entries = load_entries("prompts", "prompt", ("question", "section", "answer"))
+    items = []
+    for e in entries:
+        items.append(f"- **{_text(ctx, path, e, 'question')}** "
+                     f"({_text(ctx, path, e, 'section')} — {_text(ctx, path, e, 'answer')})")
+    return '\n<div class="rl-prompts" markdown="1">\n\n' + "\n".join(items) + "\n\n</div>\n"
+
+
+@marker("checkpoint", block=True)
+def checkpoint(ctx: Context) -> str:
+    path, entries = load_entries("checkpoint", "question", ("question", "answer"))
+    blocks = []
+    for i, e in enumerate(entries, 1):
+        q = _text(ctx, path, e, "question")
+        a = _text(ctx, path, e, "answer")
+        blocks.append(f'<div class="rl-checkpoint" id="checkpoint-{e.id}" markdown="1">\n\n'
+                      f"**Q{i}.** {q}\n\n"
+                      f'??? success "Reveal the answer"\n\n{_indent(a)}\n\n</div>')
+    return ("\n*Predict first: write down your answer, then open it. Every answer is computed "
+            "from the same model as the tables above.*\n\n" + "\n\n".join(blocks) + "\n")
+
+
+@marker("failure_modes", block=True)
+def failure_modes(ctx: Context) -> str:
+    path, entries = load_entries("failure_modes", "mode", ("title", "problem", "check"))
+    rows = []
+    for i, e in enumerate(entries, 1):
+        rows.append(f'<div class="rl-failure" id="failure-{e.id}" markdown="1">\n\n'
+                    f"**{i}. {_text(ctx, path, e, 'title')}.** {_text(ctx, path, e, 'problem')}"
+                    f"\n\n*How to check:* {_text(ctx, path, e, 'check')}\n\n</div>")
+    return "\n" + "\n\n".join(rows) + "\n"
+
+
+@marker("checklist", block=True)
+def checklist(ctx: Context) -> str:
+    path = _toml.DATA_DIR / "failure_modes.toml"
+    data = _toml.load(path)
+    f = Fields(data.get("checklist"), where=str(path), entry="checklist")
+    items = f.get("items", list)
+    f.finish()
+    if not items or not all(isinstance(x, str) and x.strip() for x in items):
+        raise RooflineError("expected a non-empty list of strings", where=str(path),
+                            entry="checklist", field="items")
+    lines = [f"- [ ] {expand(x, ctx, f'{path} [checklist].items[{i}]')}"
+             for i, x in enumerate(items)]
+    return '\n<div class="rl-checklist" markdown="1">\n\n' + "\n".join(lines) + "\n\n</div>\n"
