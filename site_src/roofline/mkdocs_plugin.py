@@ -1,0 +1,61 @@
+"""The `roofline` MkDocs plugin: `plugins: [search, roofline]` and a ```roofline fence works.
+
+It registers every fence of roofline.fences.FENCES with pymdownx.superfences, ships the BokehJS
+bundles and the loader into the built site (no CDN), and tells the fences which page they are
+on so a bad fence fails the build naming the page and line.
+"""
+
+from __future__ import annotations
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from . import fences
+from .plot import assets
+
+SUPERFENCES = "pymdownx.superfences"
+
+
+class RooflineConfig(Config):
+    assets_dir = config_options.Type(str, default=assets.ASSET_DIR)
+
+
+class RooflinePlugin(BasePlugin[RooflineConfig]):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if SUPERFENCES not in config.markdown_extensions:
+            config.markdown_extensions.append(SUPERFENCES)
+        mdx = config.mdx_configs.setdefault(SUPERFENCES, {})
+        custom = mdx.setdefault("custom_fences", [])
+        # Keep the site's own entries; ours replace any of the same name (no duplicates on
+        # `mkdocs serve` rebuilds, which call on_config again on the same config).
+        ours = fences.custom_fences()
+        names = {f["name"] for f in ours}
+        custom[:] = [f for f in custom if f.get("name") not in names] + ours
+        loader = f"{self.config.assets_dir}/{assets.loader_name()}"
+        if loader not in [str(s) for s in config.extra_javascript]:
+            config.extra_javascript.append(loader)
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        base = self.config.assets_dir
+        for asset in assets.bokeh_assets():
+            files.append(File.generated(config, f"{base}/{asset.name}",
+                                        abs_src_path=str(asset.path)))
+        files.append(File.generated(config, f"{base}/{assets.loader_name()}",
+                                    content=assets.loader_source()))
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig,
+                         files: Files) -> str:
+        # The fences run inside this page's Markdown conversion, right after this event.
+        fences.PAGE.set((page.file.src_uri, markdown))
+        return markdown
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig,
+                        files: Files) -> str:
+        fences.PAGE.set(None)
+        return html

@@ -1,0 +1,78 @@
+"""The browser files a roofline block needs: the BokehJS bundles (vendored from the installed
+bokeh package, renamed with its version so caches never serve a stale copy) and our loader.
+
+Every embedding path — the MkDocs plugin, `roofline export`, `roofline plot` — gets its files here,
+so a page never asks a CDN for anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import bokeh
+from bokeh.resources import Resources
+
+JS_DIR = Path(__file__).parent / "js"
+ASSET_DIR = "assets/roofline"
+"""Where the plugin puts the files inside a built site (relative to the site root)."""
+# Slider, Select, Checkbox and Div need only these two bundles; tables/gl/mathjax stay out.
+_COMPONENTS = ("bokeh", "bokeh-widgets")
+
+
+@dataclass(frozen=True)
+class Asset:
+    name: str  # file name as shipped, e.g. bokeh-3.9.2.min.js
+    path: Path  # where it comes from
+
+    def read_text(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def bokeh_assets() -> tuple[Asset, ...]:
+    js_dir = Path(Resources(mode="absolute").js_files[0]).parent
+    return tuple(Asset(f"{c}-{bokeh.__version__}.min.js", js_dir / f"{c}.min.js")
+                 for c in _COMPONENTS)
+
+
+def loader_source() -> str:
+    """The loader with the bundle names filled in (it loads them from its own folder)."""
+    template = (JS_DIR / "loader.js").read_text(encoding="utf-8")
+    names = [a.name for a in bokeh_assets()]
+    return (template.replace("__BOKEH_FILES__", json.dumps(names))
+            .replace("__BOKEH_VERSION__", bokeh.__version__))
+
+
+@lru_cache(maxsize=1)
+def loader_name() -> str:
+    digest = hashlib.sha256(loader_source().encode()).hexdigest()[:10]
+    return f"roofline-loader.{digest}.js"
+
+
+def write_assets(dest: Path) -> list[Path]:
+    """Copy the bundles and write the loader into `dest`; returns the files written."""
+    dest.mkdir(parents=True, exist_ok=True)
+    out = []
+    for asset in bokeh_assets():
+        target = dest / asset.name
+        data = asset.path.read_bytes()
+        if not target.exists() or target.read_bytes() != data:
+            target.write_bytes(data)
+        out.append(target)
+    loader = dest / loader_name()
+    text = loader_source()
+    if not loader.exists() or loader.read_text(encoding="utf-8") != text:
+        loader.write_text(text, encoding="utf-8")
+    out.append(loader)
+    return out
+
+
+def inline_scripts() -> str:
+    """BokehJS and the loader as inline <script> elements, for one self-contained HTML file."""
+    parts = [a.read_text().replace("</script", "<\\/script") for a in bokeh_assets()]
+    parts.append(loader_source())
+    return "\n".join(f"<script>\n{p}\n</script>" for p in parts)
