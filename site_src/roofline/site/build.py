@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 from .. import _toml
-from . import lesson_parts, numbers, pages, plot, qa  # noqa: F401  (register their markers)
+from . import lesson_parts, numbers, pages, qa  # noqa: F401  (register their markers)
 from .context import load_context
 from .markers import expand
 

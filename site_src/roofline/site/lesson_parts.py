@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import math
+from dataclasses import replace
 
 from latex2mathml.converter import convert
 
@@ -70,13 +71,12 @@ def tiers(ctx: Context, *, hw: str = LESSON_HW) -> str:
     t = tiers_table(acc)
     keep = [c for c in t.columns if c.key in
             ("name", "capacity_bytes", "per_unit_capacity_bytes", "bandwidth_bytes_per_s", "role")]
-    from dataclasses import replace
     table = replace(t, columns=tuple(keep))
     notes = [f"- *{html.escape(r['name'])}*: {html.escape(r['note'])} "
              f"(source {r['source']}, {r['basis']})" for r in t.rows if r["note"]]
     return (f"\n*Memory hierarchy of the {acc.name}, fastest tier first "
             "(— = not published).*\n{: .rl-caption }\n\n"
-            + table.as_markdown() + "{: .rl-table }\n\n"
+            + table.as_markdown() + "\n"
             + '<details class="note rl-sources" markdown="1">\n<summary>Notes and sources'
             "</summary>\n\n" + "\n".join(notes) +
             "\n\nFull sources: [Hardware catalog](../hardware.md).\n\n</details>\n")
@@ -196,7 +196,7 @@ def compute_vs_bw(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_
     r = acc.ridge_flops_per_byte(precision)
     table = ("\n*Compute against bandwidth on the " + acc.name + ".*\n{: .rl-caption }\n\n"
              "| Rate | Per second | In one second |\n|---|---:|---:|\n" + "\n".join(rows)
-             + "\n{: .rl-table }\n")
+             + "\n")
     latex = (rf"\frac{{{_tex_num(fmt.num(peak / 1e12))}\times 10^{{12}}\ \text{{FLOP/s}}}}"
              rf"{{{_tex_num(fmt.num(bw / 1e12))}\times 10^{{12}}\ \text{{byte/s}}}} \approx "
              rf"{_tex_num(fmt.num(r))}\ \text{{FLOP per byte}}")
@@ -209,13 +209,14 @@ def compute_vs_bw(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_
 def op_zoo(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION) -> str:
     acc = ctx.hw(hw)
     points = ctx.points(hw, precision)
-    contexts = {p.name: f"{ctx.zoo.presets[p.name].label}: {ctx.zoo.presets[p.name].context}"
-                for p in points}
+    contexts = {p.name: ctx.zoo.presets[p.name].context for p in points}
     t = ops_table(points, contexts=contexts)
+    # Readers see the op's label; the id stays in the downloads and the plot's presets.
+    t = replace(t, rows=tuple({**r, "name": ctx.zoo.presets[r["name"]].label} for r in t.rows))
     b = ctx.catalog.precision(precision).bytes_per_element
     return (f"\n*The op zoo on the {acc.name} in {precision} ({fmt.num(b)} bytes per element; "
             f"peak {fmt.tflops(acc.peak_flops_per_s(precision))}, HBM "
             f"{fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, ridge ≈ "
             f"{fmt.num(acc.ridge_flops_per_byte(precision))} FLOP/byte). FLOPs count 2 per "
             "multiply-add; bytes are HBM traffic, every operand read once and every result "
-            "written once.*\n{: .rl-caption }\n\n" + t.as_markdown() + "{: .rl-table .rl-ops }\n")
+            "written once.*\n{: .rl-caption }\n\n" + t.as_markdown())

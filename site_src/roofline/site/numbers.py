@@ -246,3 +246,23 @@ def unfused_attention_ratio(ctx: Context, *, op: str = "attention-train",
     if field == "ai":
         return number(flops / bytes_, digits)
     raise RooflineError(f"unknown field {field!r}", field="field", valid=["bytes", "ai"])
+
+
+@marker("bytes_per_element")
+def bytes_per_element(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
+    return fmt.num(ctx.catalog.precision(precision).bytes_per_element, 3)
+
+
+@marker("op_shape")
+def op_shape(ctx: Context, *, op: str) -> str:
+    """A preset's shape as the op zoo states it, e.g. rows=32,768 × d=4,096."""
+    return ctx.zoo.ops(2.0, [op])[0].shape_text()
+
+
+@marker("decimal_binary_gap")
+def decimal_binary_gap(ctx: Context, *, prefix: str = "T") -> str:
+    """How far apart a decimal and a binary unit are, in percent (TB vs TiB: 2^40 / 10^12)."""
+    powers = {"G": 3, "T": 4}
+    if prefix not in powers:
+        raise RooflineError(f"unknown prefix {prefix!r}", field="prefix", valid=list(powers))
+    return fmt.percent(2 ** (10 * powers[prefix]) / 10 ** (3 * powers[prefix]) - 1)
