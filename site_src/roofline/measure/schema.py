@@ -54,7 +54,8 @@ def _check(value: Any, rule: dict, path: str, root: dict) -> None:
         name = rule["$ref"].removeprefix("#/$defs/")
         _check(value, root["$defs"][name], path, root)
         return
-    if "const" in rule and value != rule["const"]:
+    if "const" in rule and (value != rule["const"]
+                            or isinstance(value, bool) != isinstance(rule["const"], bool)):
         raise _Mismatch(f"must be {_short(rule['const'])}, got {_short(value)}", path)
     if "enum" in rule and value not in rule["enum"]:
         raise _Mismatch(f"must be one of {', '.join(map(str, rule['enum']))}; got {_short(value)}",

@@ -1,0 +1,316 @@
+// The measurement overlay's callback (CustomJS.from_file, see roofline.plot.measured) and the
+// pure helpers it uses. Named exports mirror roofline.measure.schema (the checker),
+// roofline.plot.measured (overlayData, yBounds, summaryText) and roofline.fmt (num, si); node
+// --test checks them against tests/cases/measure_cases.json, which pytest checks against the
+// Python side. No Bokeh global, no imports: BokehJS runs this file as a blob module.
+
+export const FORMAT = "roofline-measurement";
+export const SCHEMA_VERSION = 1;
+const CACHE_LEVELS = ["L1", "L2", "L3", "L2-GPU"];
+const KEYWORDS = new Set(["$comment", "$defs", "$ref", "type", "properties", "required",
+  "additionalProperties", "items", "minItems", "minLength", "enum", "const", "minimum",
+  "exclusiveMinimum"]);
+
+// ---------------------------------------------------------------- formatting (as roofline.fmt)
+
+export function sig(x, digits = 3) {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  return Number(x.toPrecision(digits));
+}
+
+function group(text) {
+  const neg = text.startsWith("-");
+  const body = neg ? text.slice(1) : text;
+  const [int, frac] = body.split(".");
+  return (neg ? "-" : "") + int.replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+    + (frac !== undefined ? "." + frac : "");
+}
+
+export function num(x, digits = 3) {
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "—";
+  const v = sig(x, digits);
+  if (Math.abs(v) >= 10 ** (digits - 1) || Number.isInteger(v)) return group(v.toFixed(0));
+  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(v))));
+  let s = group(v.toFixed(decimals));
+  if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
+  return s;
+}
+
+const PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+
+export function si(x, unit, digits = 3) {
+  if (x === 0) return `0 ${unit}`;
+  for (const [scale, prefix] of PREFIXES) {
+    if (Math.abs(x) >= scale) return `${num(x / scale, digits)} ${prefix}${unit}`;
+  }
+  return `${num(x, digits)} ${unit}`;
+}
+
+// ---------------------------------------------------------------- the schema checker
+
+class Mismatch extends Error {
+  constructor(message, path) { super(message); this.path = path; }
+}
+
+function isObject(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+
+function typeOk(value, kind) {
+  switch (kind) {
+    case "null": return value === null;
+    case "boolean": return typeof value === "boolean";
+    case "integer": return Number.isInteger(value);
+    case "number": return typeof value === "number" && Number.isFinite(value);
+    case "string": return typeof value === "string";
+    case "array": return Array.isArray(value);
+    case "object": return isObject(value);
+    default: throw new Error(`schema names unknown type ${kind}`);
+  }
+}
+
+function short(value) {
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length <= 40 ? text : text.slice(0, 37) + "...";
+}
+
+function join(path, key) { return path ? `${path}.${key}` : key; }
+
+function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
+
+export function check(value, rule, path, root) {
+  for (const k of Object.keys(rule)) {
+    if (!KEYWORDS.has(k)) throw new Error(`schema uses unsupported keyword ${k}`);
+  }
+  if (rule.$ref !== undefined) {
+    check(value, root.$defs[rule.$ref.replace("#/$defs/", "")], path, root);
+    return;
+  }
+  if ("const" in rule && !same(value, rule.const)) {
+    throw new Mismatch(`must be ${short(rule.const)}, got ${short(value)}`, path);
+  }
+  if (rule.enum !== undefined && !rule.enum.some((e) => same(e, value))) {
+    throw new Mismatch(`must be one of ${rule.enum.join(", ")}; got ${short(value)}`, path);
+  }
+  if (rule.type !== undefined) {
+    const kinds = Array.isArray(rule.type) ? rule.type : [rule.type];
+    if (!kinds.some((k) => typeOk(value, k))) {
+      throw new Mismatch(`expected ${kinds.join(" or ")}, got ${short(value)}`, path);
+    }
+  }
+  if (typeOk(value, "number")) {
+    if (rule.minimum !== undefined && value < rule.minimum) {
+      throw new Mismatch(`must be ≥ ${rule.minimum}, got ${short(value)}`, path);
+    }
+    if (rule.exclusiveMinimum !== undefined && !(value > rule.exclusiveMinimum)) {
+      throw new Mismatch(`must be > ${rule.exclusiveMinimum}, got ${short(value)}`, path);
+    }
+  }
+  if (typeof value === "string" && value.length < (rule.minLength || 0)) {
+    throw new Mismatch("must not be empty", path);
+  }
+  if (Array.isArray(value)) {
+    if (value.length < (rule.minItems || 0)) {
+      throw new Mismatch(`needs at least ${rule.minItems} item(s), got ${value.length}`, path);
+    }
+    if (rule.items !== undefined) value.forEach((item, i) => check(item, rule.items, `${path}[${i}]`, root));
+  }
+  if (isObject(value)) {
+    for (const key of rule.required || []) {
+      if (!(key in value)) throw new Mismatch("missing", join(path, key));
+    }
+    const props = rule.properties || {};
+    const extra = rule.additionalProperties === undefined ? true : rule.additionalProperties;
+    for (const [key, item] of Object.entries(value)) {
+      if (Object.prototype.hasOwnProperty.call(props, key)) check(item, props[key], join(path, key), root);
+      else if (extra === false) {
+        throw new Mismatch(`unknown field (known: ${Object.keys(props).join(", ")})`, join(path, key));
+      } else if (isObject(extra)) check(item, extra, join(path, key), root);
+    }
+  }
+}
+
+function consistency(doc) {
+  for (const group of ["stream", "matmul", "ops"]) {
+    doc[group].forEach((entry, i) => {
+      const t = entry.time_s;
+      if (!(t.min <= t.median && t.median <= t.max)) {
+        throw new Mismatch(`needs min ≤ median ≤ max, got ${t.min}, ${t.median}, ${t.max}`,
+                           `${group}[${i}].time_s`);
+      }
+    });
+  }
+  const c = doc.ceilings;
+  const levels = c.bandwidth.map((b) => b.level);
+  if (!levels.includes(c.memory_level)) {
+    throw new Mismatch(`no bandwidth ceiling for memory_level "${c.memory_level}" (have: ${levels.join(", ")})`,
+                       "ceilings.bandwidth");
+  }
+  const roofs = c.compute.map((p) => p.precision);
+  doc.ops.forEach((op, i) => {
+    if (!roofs.includes(op.precision)) {
+      throw new Mismatch(`no compute ceiling for precision "${op.precision}" (have: ${roofs.join(", ")})`,
+                         `ops[${i}].precision`);
+    }
+  });
+}
+
+// {ok: true} or {ok: false, field, message, text}; text is the one line a reader sees, in
+// the form of the Python side's RooflineError: "FILE: field 'PATH': MESSAGE".
+export function validate(doc, schema, where = "measurement") {
+  try {
+    if (isObject(doc) && doc.format === FORMAT && "schema_version" in doc
+        && doc.schema_version !== SCHEMA_VERSION) {
+      throw new Mismatch(`this site reads version ${SCHEMA_VERSION}, the file is version `
+                         + `${short(doc.schema_version)}: re-run \`roofline measure\``, "schema_version");
+    }
+    check(doc, schema, "", schema);
+    consistency(doc);
+  } catch (e) {
+    if (!(e instanceof Mismatch)) throw e;
+    const field = e.path || "(top level)";
+    return { ok: false, field, message: e.message, text: `${where}: field '${field}': ${e.message}` };
+  }
+  return { ok: true };
+}
+
+// Text to a measurement document, or the reader's one-line reason it is not one.
+export function parseMeasurement(text, schema, where) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, field: "", message: `not valid JSON: ${e.message}`,
+             text: `${where}: not valid JSON: ${e.message}` };
+  }
+  const result = validate(doc, schema, where);
+  return result.ok ? { ok: true, doc } : result;
+}
+
+// FileInput's value is base64; the file is UTF-8 text.
+export function decodeBase64(b64) {
+  const bin = atob(b64);
+  const bytes = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+  return new TextDecoder("utf-8").decode(bytes);
+}
+
+// ---------------------------------------------------------------- the overlay (as measured.py)
+
+export function stackOffsets(ais) {
+  const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
+  const rows = new Array(ais.length).fill(0);
+  let prev = null;
+  let level = 0;
+  for (const i of order) {
+    if (!Number.isFinite(ais[i])) continue;
+    level = prev !== null && ais[i] < prev * 1.6 ? level + 1 : 0;
+    rows[i] = level;
+    if (level === 0) prev = ais[i];
+  }
+  return rows;
+}
+
+export function overlayData(doc, x0, x1) {
+  const c = doc.ceilings;
+  const byLevel = {};
+  for (const b of c.bandwidth) byLevel[b.level] = b.bandwidth_bytes_per_s;
+  const memLevel = c.memory_level;
+  const levels = [memLevel];
+  const caches = Object.keys(byLevel).filter((lv) => CACHE_LEVELS.includes(lv));
+  if (caches.length) {
+    levels.push(caches.reduce((best, lv) => (byLevel[lv] > byLevel[best]
+      || (byLevel[lv] === byLevel[best] && lv > best) ? lv : best)));
+  }
+  const top = Math.max(...c.compute.map((p) => p.flops_per_s));
+  const memBw = byLevel[memLevel];
+  const roofs = { xs: [], ys: [] };
+  const labels = { x: [], y: [], text: [], align: [] };
+  for (const level of levels) {
+    const bw = byLevel[level];
+    const xEnd = Math.min(Math.max(top / bw, x0), x1);
+    roofs.xs.push([x0, xEnd]);
+    roofs.ys.push([x0 * bw / 1e12, xEnd * bw / 1e12]);
+    labels.x.push(x0 * 1.3);
+    labels.y.push(x0 * 1.3 * bw / 1e12);
+    labels.text.push(`measured ${level} ${si(bw, "B/s")}`);
+    labels.align.push("left");
+  }
+  for (const roof of c.compute) {
+    const peak = roof.flops_per_s;
+    const xStart = Math.min(Math.max(peak / memBw, x0), x1);
+    roofs.xs.push([xStart, x1]);
+    roofs.ys.push([peak / 1e12, peak / 1e12]);
+    labels.x.push(x1);
+    labels.y.push(peak / 1e12);
+    labels.text.push(`measured ${roof.precision.toUpperCase()} ${si(peak, "FLOP/s")}`);
+    labels.align.push("right");
+  }
+  const xs = [];
+  const ys = [];
+  const texts = [];
+  const seen = new Set();
+  for (const op of doc.ops) {
+    xs.push(op.flops / op.bytes);
+    ys.push(op.flops / op.time_s.median / 1e12);
+    texts.push(seen.has(op.label) ? "" : op.label);
+    seen.add(op.label);
+  }
+  const rows = stackOffsets(xs.map((x, i) => (texts[i] ? x : Infinity)));
+  const points = { x: xs, y: ys, text: texts, dy: rows.map((r, i) => (texts[i] ? 12 + 13 * r : 0)) };
+  return { roofs, labels, points };
+}
+
+export function yBounds(overlay) {
+  const ys = overlay.roofs.ys.flat().concat(overlay.points.y);
+  return [Math.min(...ys) / 2, Math.max(...ys) * 2];
+}
+
+export function summaryText(doc) {
+  const c = doc.ceilings;
+  const mem = c.bandwidth.find((b) => b.level === c.memory_level);
+  const roofs = c.compute.map((p) => `${p.precision.toUpperCase()} ${si(p.flops_per_s, "FLOP/s")}`)
+    .join(" · ");
+  return `Measured: ${doc.label} — ${doc.machine.description}, ${doc.created_utc.slice(0, 10)} `
+    + `(${doc.mode} run). ${c.memory_level} ${si(mem.bandwidth_bytes_per_s, "B/s")} · ${roofs} · `
+    + `${doc.ops.length} ops timed.`;
+}
+
+// ---------------------------------------------------------------- the callback
+
+function guard(args) {
+  // The widget resets its y range on every change; keep the measured roofs and points in view.
+  const ys = args.roofs.data.ys.flat().concat(Array.from(args.points.data.y));
+  if (!ys.length) return;
+  const [lo, hi] = [Math.min(...ys) / 2, Math.max(...ys) * 2];
+  const r = args.fig.y_range;
+  if (r.start > lo) r.start = lo;
+  if (r.end < hi) r.end = hi;
+}
+
+function pick(args, obj) {
+  const chooser = args.chooser;
+  const raw = Array.isArray(chooser.value) ? chooser.value[0] : chooser.value;
+  const name = (Array.isArray(chooser.filename) ? chooser.filename[0] : chooser.filename) || "file";
+  if (!raw) return;
+  let text;
+  try {
+    text = decodeBase64(raw);
+  } catch (e) {
+    args.status.text = `Rejected ${name}: cannot read it as text (${e.message}).`;
+    return;
+  }
+  const result = parseMeasurement(text, args.schema, name);
+  if (!result.ok) {
+    args.status.text = `Rejected — ${result.text}`;
+    return;
+  }
+  const data = overlayData(result.doc, args.fig.x_range.start, args.fig.x_range.end);
+  args.roofs.data = data.roofs;
+  args.labels.data = data.labels;
+  args.points.data = data.points;
+  args.status.text = `${summaryText(result.doc)} (from ${name}, read in this browser only)`;
+  guard(args);
+}
+
+export default function (args, obj) {
+  if (args.mode === "pick") pick(args, obj);
+  else guard(args);
+}

@@ -1,0 +1,181 @@
+"""A measurement (from `roofline measure`) drawn on the interactive roofline: the measured
+bandwidth diagonals and matmul roofs, and each measured op as a point at (the model's
+intensity, FLOPs ÷ measured time). Plus a file picker that reads another measurement in the
+browser (nothing is uploaded), checks it against the same schema and redraws the overlay.
+
+plot/js/measure.mjs is the browser half: its named exports mirror overlay_data, y_bounds and
+summary_text here, and both sides are checked against tests/cases/measure_cases.json.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from bokeh.layouts import column
+from bokeh.models import (ColumnDataSource, CustomJS, Div, FileInput, LabelSet,
+                          NumeralTickFormatter)
+
+from .. import fmt
+from .._toml import DATA_DIR
+from ..errors import RooflineError
+from ..measure.schema import load, schema, validate
+
+JS = Path(__file__).parent / "js" / "measure.mjs"
+COLOR = "#d9480f"
+PICKER_HEIGHT_PX = 110
+"""Height the picker and its status line add under the widget (the fence reserves it)."""
+CACHE_LEVELS = ("L1", "L2", "L3", "L2-GPU")
+
+
+def resolve(value: str | Path, docs_dir: Path | None = None) -> Path:
+    """A measurement named in a fence: a file of the package data (measurement-*.json), or a
+    path relative to the docs folder (or the working directory)."""
+    value = Path(value)
+    candidates = [value] if value.is_absolute() else [DATA_DIR / value]
+    if not value.is_absolute():
+        candidates += [(docs_dir or Path("docs")) / value, value]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise RooflineError(f"no such file (looked in: {', '.join(str(c) for c in candidates)})",
+                        where=str(value), field="measurement")
+
+
+def load_measurement(measurement: dict | str | Path, docs_dir: Path | None = None) -> dict:
+    if isinstance(measurement, dict):
+        return validate(measurement, where="measurement")
+    return load(resolve(measurement, docs_dir))
+
+
+# ---------------------------------------------------------------- the data both sides compute
+
+def overlay_data(doc: dict, x0: float, x1: float) -> dict:
+    """Polylines for the measured roofs (TFLOP/s against FLOP/byte), their labels, and the
+    measured op points."""
+    c = doc["ceilings"]
+    by_level = {b["level"]: b["bandwidth_bytes_per_s"] for b in c["bandwidth"]}
+    mem_level = c["memory_level"]
+    levels = [mem_level]
+    caches = [lv for lv in by_level if lv in CACHE_LEVELS]
+    if caches:  # the fastest cache: one diagonal says "the cache is this much faster"
+        levels.append(max(caches, key=lambda lv: (by_level[lv], lv)))
+    top = max(p["flops_per_s"] for p in c["compute"])
+    mem_bw = by_level[mem_level]
+    roofs = {"xs": [], "ys": []}
+    labels = {"x": [], "y": [], "text": [], "align": []}
+    for level in levels:
+        bw = by_level[level]
+        x_end = min(max(top / bw, x0), x1)
+        roofs["xs"].append([x0, x_end])
+        roofs["ys"].append([x0 * bw / 1e12, x_end * bw / 1e12])
+        labels["x"].append(x0 * 1.3)
+        labels["y"].append(x0 * 1.3 * bw / 1e12)
+        labels["text"].append(f"measured {level} {fmt.bandwidth(bw)}")
+        labels["align"].append("left")
+    for roof in c["compute"]:
+        peak = roof["flops_per_s"]
+        x_start = min(max(peak / mem_bw, x0), x1)
+        roofs["xs"].append([x_start, x1])
+        roofs["ys"].append([peak / 1e12, peak / 1e12])
+        labels["x"].append(x1)
+        labels["y"].append(peak / 1e12)
+        labels["text"].append(f"measured {roof['precision'].upper()} "
+                              f"{fmt.si(peak, 'FLOP/s')}")
+        labels["align"].append("right")
+    xs, ys, texts = [], [], []
+    seen: set[str] = set()
+    for op in doc["ops"]:
+        xs.append(op["flops"] / op["bytes"])
+        ys.append(op["flops"] / op["time_s"]["median"] / 1e12)
+        texts.append("" if op["label"] in seen else op["label"])
+        seen.add(op["label"])
+    rows = stack_offsets([x if t else math.inf for x, t in zip(xs, texts)])
+    points = {"x": xs, "y": ys, "text": texts,
+              "dy": [12 + 13 * r if t else 0 for r, t in zip(rows, texts)]}
+    return {"roofs": roofs, "labels": labels, "points": points}
+
+
+def stack_offsets(ais: list[float]) -> list[int]:
+    """Label rows: labels within ×1.6 in intensity of their cluster's first stack upwards."""
+    order = sorted(range(len(ais)), key=lambda i: (ais[i], i))
+    rows = [0] * len(ais)
+    prev, level = None, 0
+    for i in order:
+        if math.isinf(ais[i]):
+            continue
+        level = level + 1 if prev is not None and ais[i] < prev * 1.6 else 0
+        rows[i] = level
+        prev = ais[i] if level == 0 else prev
+    return rows
+
+
+def y_bounds(overlay: dict) -> list[float]:
+    """The y range (TFLOP/s) the overlay needs: a factor 2 of margin under and over."""
+    ys = [y for line in overlay["roofs"]["ys"] for y in line] + overlay["points"]["y"]
+    return [min(ys) / 2, max(ys) * 2]
+
+
+def summary_text(doc: dict) -> str:
+    c = doc["ceilings"]
+    mem = next(b for b in c["bandwidth"] if b["level"] == c["memory_level"])
+    roofs = " · ".join(f"{p['precision'].upper()} {fmt.si(p['flops_per_s'], 'FLOP/s')}"
+                       for p in c["compute"])
+    return (f"Measured: {doc['label']} — {doc['machine']['description']}, "
+            f"{doc['created_utc'][:10]} ({doc['mode']} run). {c['memory_level']} "
+            f"{fmt.bandwidth(mem['bandwidth_bytes_per_s'])} · {roofs} · "
+            f"{len(doc['ops'])} ops timed.")
+
+
+# ---------------------------------------------------------------- Bokeh
+
+def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = True,
+                docs_dir: Path | None = None):
+    """Draw `measurement` (a document, or a file name as resolve() finds it; None draws nothing
+    until a file is picked) on the roofline figure `fig`; with `picker`, add a file input and
+    a status line under the widget that `fig` belongs to. Returns the status Div."""
+    doc = load_measurement(measurement, docs_dir) if measurement is not None else None
+    x0, x1 = fig.x_range.start, fig.x_range.end
+    data = overlay_data(doc, x0, x1) if doc else {
+        "roofs": {"xs": [], "ys": []}, "labels": {"x": [], "y": [], "text": [], "align": []},
+        "points": {"x": [], "y": [], "text": [], "dy": []}}
+    roofs = ColumnDataSource(name="measured-roofs", data=data["roofs"])
+    labels = ColumnDataSource(name="measured-labels", data=data["labels"])
+    points = ColumnDataSource(name="measured-points", data=data["points"])
+    fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
+                   line_dash="dashdot", name="measured-roof-lines")
+    fig.add_layout(LabelSet(x="x", y="y", text="text", text_align="align", source=labels,
+                            text_color=COLOR, text_font_size="12px", text_font_style="bold",
+                            y_offset=-15, x_offset=-2))
+    fig.scatter("x", "y", source=points, marker="diamond", size=13, fill_color=COLOR,
+                line_color="#ffffff", line_width=1, name="measured-op-points")
+    fig.add_layout(LabelSet(x="x", y="y", text="text", source=points, x_offset=8,
+                            y_offset="dy", text_color=COLOR, text_font_size="11px",
+                            text_baseline="middle"))
+    # CPU roofs sit far below a GPU's; ticks must still read as numbers, not "0".
+    fig.yaxis.formatter = NumeralTickFormatter(format="0,0.[000000]")
+    if doc:
+        lo, hi = y_bounds(data)
+        fig.y_range.start = min(fig.y_range.start, lo)
+        fig.y_range.end = max(fig.y_range.end, hi)
+    # The widget's own callback resets the y range on every change; this keeps the overlay in.
+    guard = CustomJS.from_file(JS, mode="guard", fig=fig, roofs=roofs, points=points)
+    fig.y_range.js_on_change("start", guard)
+    fig.y_range.js_on_change("end", guard)
+    status = Div(name="measurement-status", text=summary_text(doc) if doc else
+                 "No measurement loaded.", render_as_text=True, sizing_mode="stretch_width",
+                 html_attributes={"aria-live": "polite", "role": "status"},
+                 styles={"color": COLOR})
+    if not picker:
+        return status
+    chooser = FileInput(name="measurement-file", accept=".json,application/json",
+                        title="Your measurement (the JSON `roofline measure` writes; read here, "
+                              "never uploaded)",
+                        sizing_mode="stretch_width")
+    pick = CustomJS.from_file(JS, mode="pick", schema=schema(), fig=fig, roofs=roofs,
+                              labels=labels, points=points, status=status, chooser=chooser)
+    chooser.js_on_change("value", pick)
+    widget = fig.document.get_model_by_name("roofline-widget") if fig.document else None
+    if widget is not None:
+        widget.children.append(column(chooser, status, sizing_mode="stretch_width"))
+    return status
