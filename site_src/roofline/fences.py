@@ -103,6 +103,7 @@ def _type_names(t: type | tuple[type, ...]) -> str:
 ROOFLINE_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "hardware": str, "precision": str, "ops": list, "ai": (int, float), "op": str,
     "ceilings": list, "height": int, "url": bool,
+    "measurement": str,  # a measurement JSON: package data name or a path under docs/
 }
 CONTROLS_HEIGHT_PX = 250  # selects, slider, verdict and readout under the plot
 
@@ -129,12 +130,16 @@ def roofline_fence(source: str, language: str, class_name: str, options_: dict, 
     height = opts.get("height", 400)
     hw = opts.get("hardware", "h100-sxm")
     prec = opts.get("precision", "bf16")
+    if "measurement" in opts:  # the overlay adds a file picker and a status line
+        from .plot.measured import PICKER_HEIGHT_PX
+        height += PICKER_HEIGHT_PX
     return block(layout, height_px=height + CONTROLS_HEIGHT_PX,
                  label=f"Interactive roofline: {hw}, {prec}")
 
 
 FENCES: dict[str, Formatter] = {
     "roofline": roofline_fence,
+    "roofline-measurement": lazy("roofline.plot.measured", "measurement_fence"),
 }
 
 

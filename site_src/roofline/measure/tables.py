@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from .. import fmt
 from ..render.table import Column, Table
 from .compare import op_checks
@@ -62,3 +64,42 @@ def ops_check_table(doc: dict) -> Table:
          Column("traffic_factor", "numpy bytes ÷ model bytes", _ratio, "right")),
         tuple(rows),
         caption="Each op's model lower bound, with the measured roofs, against its measured time")
+
+
+def machine_table(doc: dict) -> Table:
+    m, v = doc["machine"], doc["versions"]
+    blas = m.get("blas", {})
+    build = blas.get("numpy_build", {})
+    threads = blas.get("threadpoolctl")
+    rows = [("Label", doc["label"]), ("Measured (UTC)", doc["created_utc"]),
+            ("Run", f"{doc['mode']}: warm-up {doc['method']['warmup']}, "
+                    f"{doc['method']['repeats']} repeats, median"),
+            ("CPU", m["cpu_model"]),
+            ("Cores", f"{m.get('usable_cpus', m['logical_cpus'])} usable of "
+                      f"{m['logical_cpus']} logical"),
+            ("Caches", ", ".join(f"{c['level']} {fmt.capacity(c['size_bytes'])}"
+                                 for c in m.get("caches", []))),
+            ("GPU", m.get("gpu") or "none used"),
+            ("BLAS", " ".join(str(build[k]) for k in ("name", "version") if k in build)
+             if isinstance(build, dict) and build else str(build or "unknown")),
+            ("BLAS threads", ", ".join(f"{p['internal_api']} {p['num_threads']}"
+                                       for p in threads) if isinstance(threads, list)
+             else str(threads)),
+            ("Load average at start", ", ".join(f"{x:.2f}" for x in m["load_average"])
+             if m.get("load_average") else "unknown"),
+            ("Versions", ", ".join(f"{k} {val}" for k, val in v.items() if val))]
+    return Table((Column("what", "Measured on"), Column("value", "")),
+                 tuple({"what": a, "value": b} for a, b in rows))
+
+
+def html_table(table: Table) -> str:
+    """The table as HTML, for a fence (fences return HTML, not Markdown)."""
+    def cell(tag: str, text: str, align: str) -> str:
+        style = ' style="text-align:right"' if align == "right" else ""
+        return f"<{tag}{style}>{html.escape(text)}</{tag}>"
+    head = "".join(cell("th", c.title, c.align) for c in table.columns)
+    body = "".join("<tr>" + "".join(cell("td", text, c.align)
+                                    for text, c in zip(row, table.columns)) + "</tr>"
+                   for row in table._cells())
+    caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -9,6 +9,7 @@ summary_text here, and both sides are checked against tests/cases/measure_cases.
 
 from __future__ import annotations
 
+import html
 import math
 from pathlib import Path
 
@@ -134,7 +135,11 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     """Draw `measurement` (a document, or a file name as resolve() finds it; None draws nothing
     until a file is picked) on the roofline figure `fig`; with `picker`, add a file input and
     a status line under the widget that `fig` belongs to. Returns the status Div."""
-    doc = load_measurement(measurement, docs_dir) if measurement is not None else None
+    try:
+        doc = load_measurement(measurement, docs_dir) if measurement is not None else None
+    except RooflineError as exc:
+        # One line naming the file and its field, reported against the caller's option.
+        raise RooflineError(str(exc), field="measurement") from None
     x0, x1 = fig.x_range.start, fig.x_range.end
     data = overlay_data(doc, x0, x1) if doc else {
         "roofs": {"xs": [], "ys": []}, "labels": {"x": [], "y": [], "text": [], "align": []},
@@ -179,3 +184,39 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     if widget is not None:
         widget.children.append(column(chooser, status, sizing_mode="stretch_width"))
     return status
+
+
+# ---------------------------------------------------------------- ```roofline-measurement
+
+TABLES = ("summary", "ceilings", "stream", "ops", "machine")
+
+
+def measurement_fence(source: str, language: str, class_name: str, options_: dict, md,
+                      **kwargs) -> str:
+    """```roofline-measurement: a table of a measurement, built from its JSON at build time.
+
+        file: measurement-build-machine.json   # package data, or a path under docs/
+        show: ops                              # summary | ceilings | stream | ops | machine
+    """
+    from ..fences import fail, options
+    from ..measure import tables
+
+    fence = language or "roofline-measurement"
+    opts = options(source, fence=fence, allowed={"file": str, "show": str})
+    for key in ("file", "show"):
+        if key not in opts:
+            raise fail(fence, source, "missing", key)
+    if opts["show"] not in TABLES:
+        raise fail(fence, source, f"unknown table {opts['show']!r} (valid: {', '.join(TABLES)})",
+                   "show")
+    try:
+        doc = load_measurement(opts["file"])
+    except RooflineError as exc:
+        raise fail(fence, source, str(exc), "file") from None
+    if opts["show"] == "summary":
+        return f'<p class="roofline-measurement-summary">{html.escape(summary_text(doc))}</p>'
+    if opts["show"] == "machine":
+        return tables.html_table(tables.machine_table(doc))
+    table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,
+             "ops": tables.ops_check_table}[opts["show"]](doc)
+    return tables.html_table(table)
