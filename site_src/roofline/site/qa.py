@@ -20,7 +20,7 @@ class Entry:
     fields: dict[str, str]
 
 
-def load_entries(name: str, table: str, keys: tuple[str, ...],
+def load_entries(name: str, table: str, keys: tuple[str, ...], optional: tuple[str, ...] = (),
                  path: Path | None = None) -> tuple[Path, list[Entry]]:
     path = path or _toml.DATA_DIR / f"{name}.toml"
     data = _toml.load(path)
@@ -31,7 +31,9 @@ def load_entries(name: str, table: str, keys: tuple[str, ...],
     for i, item in enumerate(raw):
         f = Fields(item, where=str(path), entry=str(item.get("id", f"#{i}"))
                    if isinstance(item, dict) else f"#{i}")
-        entry = Entry(f.get("id", str), {k: f.get(k, str) for k in keys})
+        fields = {k: f.get(k, str) for k in keys}
+        fields.update({k: f.get(k, str) for k in optional if k in f.table})
+        entry = Entry(f.get("id", str), fields)
         f.finish()
         for k, v in entry.fields.items():
             if not v.strip():
@@ -53,11 +55,15 @@ def _indent(text: str, n: int = 4) -> str:
 
 @marker("prompts", block=True)
 def prompts(ctx: Context) -> str:
-    path, entries = load_entries("prompts", "prompt", ("question", "section", "answer"))
+    path, entries = load_entries("prompts", "prompt", ("question", "section", "answer"),
+                                 optional=("extra",))
     items = []
     for e in entries:
+        # The client's "question (§N — answer)" shape is kept; our additions follow it.
+        extra = f" {_text(ctx, path, e, 'extra')}" if "extra" in e.fields else ""
         items.append(f"- **{_text(ctx, path, e, 'question')}** "
-                     f"({_text(ctx, path, e, 'section')} — {_text(ctx, path, e, 'answer')})")
+                     f"({_text(ctx, path, e, 'section')} — {_text(ctx, path, e, 'answer')})"
+                     + extra)
     return '\n<div class="rl-prompts" markdown="1">\n\n' + "\n".join(items) + "\n\n</div>\n"
 
 

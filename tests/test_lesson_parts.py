@@ -1,0 +1,148 @@
+"""Each restored part of lesson 06 is on the built page and holds the model's figures: the §1
+tier table and cliff, the §2 comparison, the §3 MathML formulas, the §4 op zoo, failure modes,
+checkpoint and the seven interview prompts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from roofline import fmt
+from roofline.catalog import default_catalog
+from roofline.maths import place
+from roofline.ops import default_zoo
+from site_helpers import LESSON, main_text, read_main, tables
+
+
+@pytest.fixture(scope="module")
+def html(built_site):
+    return (built_site / LESSON).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return default_catalog()["h100-sxm"]
+
+
+def _section(html: str, heading_id: str) -> str:
+    start = html.index(f'id="{heading_id}"')
+    nxt = re.search(r"<h2 ", html[start:])
+    return html[start:start + nxt.start()] if nxt else html[start:]
+
+
+def test_tier_table_has_the_catalogs_rows(built_site, h100):
+    t = next(t for t in tables(built_site / LESSON) if t and t[0][:2] == ["Tier", "Capacity"])
+    assert [r[0] for r in t[1:]] == [tier.name for tier in h100.tiers]
+    hbm = next(r for r in t[1:] if r[0] == h100.hbm.name)
+    assert fmt.bandwidth(h100.hbm_bandwidth_bytes_per_s) in hbm
+    assert fmt.capacity(h100.hbm.capacity_bytes) in hbm
+
+
+def test_bandwidth_cliff_is_an_svg_of_the_tiers(html, h100):
+    svg = re.search(r'<figure class="rl-cliff">(.*?)</figure>', html, re.S).group(1)
+    assert "<svg" in svg and 'role="img"' in svg
+    drawn = [t for t in h100.tiers if t.bandwidth_bytes_per_s]
+    assert svg.count('class="rl-bar') == len(drawn)
+    for t in drawn:
+        assert fmt.bandwidth(t.bandwidth_bytes_per_s) in svg
+
+
+def test_compute_vs_bandwidth_ratio(built_site, h100):
+    text = main_text(built_site / LESSON)
+    r = h100.ridge_flops_per_byte("bf16")
+    assert f"≈ {fmt.num(r)}, call it ~{fmt.approx(r)} FLOPs for every byte" in text
+    t = next(t for t in tables(built_site / LESSON) if t and t[0][0] == "Rate")
+    assert any(fmt.tflops(h100.peak_flops_per_s("bf16")) in row for row in t)
+    assert any(fmt.bandwidth(h100.hbm_bandwidth_bytes_per_s) in row for row in t)
+
+
+def test_four_formulas_are_mathml(html):
+    section = _section(html, "3-arithmetic-intensity-and-the-roofline")
+    formulas = re.findall(r'<div class="rl-formula"[^>]*>(<math .*?</math>)</div>', section, re.S)
+    assert len(formulas) == 5  # AI, time bound, attainable, ridge, and the ridge worked out
+    joined = " ".join(formulas)
+    for piece in ("<mfrac>", "<mo>max</mo>", "<mo>min</mo>", "<mtext>peak</mtext>",
+                  "<mtext>BW</mtext>", "&#x02265;"):
+        assert piece in joined, piece
+    assert not re.search(r"<script[^>]+(katex|mathjax)", html, re.I)  # no JS maths
+
+
+def test_op_zoo_table_is_the_models(built_site, h100):
+    zoo = default_zoo()
+    t = next(t for t in tables(built_site / LESSON) if t and t[0][:2] == ["Op", "Shapes"])
+    assert t[0] == ["Op", "Shapes", "FLOPs", "Bytes", "AI (FLOP/B)", "Bound",
+                    "Attainable TFLOP/s", "% of peak", "Time ≥"]
+    rows = t[1:]
+    assert [r[0] for r in rows] == [p.label for p in zoo.presets.values()]
+    for row, op in zip(rows, zoo.ops(2.0)):
+        p = place(op, h100, "bf16")
+        assert row[4] == fmt.num(p.intensity_flops_per_byte, 3)
+        assert row[5] == p.bound
+        assert row[7] == fmt.percent(p.fraction_of_peak)
+        assert row[8] == fmt.seconds(p.time_s)
+
+
+def test_failure_modes_at_least_eight_each_with_a_check(html):
+    section = _section(html, "failure-modes-checklist")
+    modes = re.findall(r'<div class="rl-failure" id="failure-([a-z0-9-]+)"', section)
+    assert len(modes) >= 8
+    for wanted in ("sparse-peak", "fp8-for-bf16", "write-bytes", "tb-vs-tib", "mac-flops",
+                   "small-shapes", "cross-kernel-reuse", "mfu-vs-hfu", "decode-vs-train"):
+        assert wanted in modes
+    assert section.count("How to check:") == len(modes)
+    assert section.count('type="checkbox"') >= 5  # the checklist
+
+
+def test_checkpoint_questions_answers_hidden(html, h100):
+    section = _section(html, "checkpoint")
+    questions = re.findall(r'<div class="rl-checkpoint" id="checkpoint-[a-z0-9-]+">', section)
+    assert len(questions) >= 6
+    details = re.findall(r"<details[^>]*>", section)
+    assert len(details) == len(questions)
+    assert not any(" open" in d for d in details)
+    # an answer computed by the model, e.g. the A100's ridge and the fp8 ridge
+    a100 = default_catalog()["a100-sxm-80gb"]
+    assert f"≈ {fmt.num(a100.ridge_flops_per_byte('bf16'))} FLOP/byte" in section
+    assert fmt.num(h100.ridge_flops_per_byte("fp8")) in section
+
+
+def test_seven_prompts_with_computed_numbers(built_site, h100):
+    main = read_main(built_site / LESSON)
+    text = "".join(main.parts)
+    start = text.index("Interview prompts")
+    prompts = [line for line in text[start:].split("\n") if line.strip().endswith(".")
+               or "(§" in line]
+    items = [p for p in prompts if "(§" in p]
+    assert len(items) == 7
+    r = h100.ridge_flops_per_byte("bf16")
+    assert f"≈ {fmt.num(h100.peak_flops_per_s('bf16') / 1e12)} ÷ " \
+           f"{fmt.num(h100.hbm_bandwidth_bytes_per_s / 1e12)} ≈ {fmt.num(r)}" in items[0]
+    rms = next(p for p in items if "RMSNorm" in p)
+    assert "AI ≈ 1 FLOP/byte" in rms  # read + write counted (the seed said ≈ 2)
+    assert f"{fmt.num(h100.hbm_bandwidth_bytes_per_s / 1e12)} TFLOP/s" in rms
+    fp8 = next(p for p in items if "FP8" in p)
+    assert f"~{fmt.approx(h100.ridge_flops_per_byte('fp8'))} FLOP/byte" in fp8
+
+
+def test_lesson_07_named_not_linked(html):
+    section = _section(html, "where-this-points-next")
+    assert "07 · Kernels — fusion and FlashAttention" in section
+    assert not re.search(r'href="[^"#]*07', section)
+
+
+def test_every_section_in_order(built_site):
+    heads = [h for tag, h in read_main(built_site / LESSON).headings if tag == "h2"]
+    assert heads[:6] == ["1 · The memory hierarchy: a bandwidth cliff",
+                         "2 · Compute: ~1,000 TFLOP/s, and the gap that is the whole story",
+                         "3 · Arithmetic intensity and the roofline",
+                         "4 · Classifying the LM op zoo",
+                         "5 · The execution model, briefly — and where MFU leaks",
+                         "6 · Drive the roofline"]
+    assert heads[6:] == ["Failure modes & checklist", "Checkpoint", "Where this points next",
+                         "Interview prompts"]
+
+
+def test_roofline_plot_in_section_6(html):
+    section = _section(html, "6-drive-the-roofline")
+    assert 'class="roofline-item"' in section
