@@ -125,6 +125,10 @@ def roofline_fence(source: str, language: str, class_name: str, options_: dict, 
         layout = figure(**kwargs_)
     except RooflineError as exc:
         key = exc.field.split(".")[0] if exc.field else None
+        if key == "op" and "op" not in opts and "ops" in opts:
+            key = "ops"  # an unknown id inside the ops list
+        if key == "ceiling":
+            key = "ceilings"
         message = exc.detail + (f" (valid: {', '.join(exc.valid)})" if exc.valid else "")
         raise fail(language, source, message, key if key in opts else None) from None
     height = opts.get("height", 400)

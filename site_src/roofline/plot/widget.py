@@ -153,16 +153,33 @@ def verdict_text(hw: dict, precision: str, ai: float) -> tuple[str, str]:
     return "compute", f"Compute-bound — at the roof (ridge at {fmt.num(r)} FLOP/byte)"
 
 
-def stack_offsets(ais: list[float]) -> list[int]:
-    """Label rows for op points: ops whose AIs lie within ×1.6 of each other stack downwards."""
+def point_labels(ids: list[str], ais: list[float], x_max: float) -> dict:
+    """Labels for the op points: ops within ×1.1 of each other share one label ("a, b"), labels
+    of neighbouring groups (within ×2.5) step down a row, and near the right edge they are
+    right-aligned so they stay inside the plot. A label sits at its group's x and at the y of its
+    stack's first point ("anchor"), so the rows of a stack never cross."""
     order = sorted(range(len(ais)), key=lambda i: (ais[i], i))
-    rows = [0] * len(ais)
-    prev, level = None, 0
+    groups: list[list[int]] = []
     for i in order:
-        level = level + 1 if prev is not None and ais[i] < prev * 1.6 else 0
-        rows[i] = level
-        prev = ais[i] if level == 0 else prev
-    return rows
+        if groups and ais[i] <= ais[groups[-1][0]] * 1.1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    out: dict[str, list] = {"x": [], "text": [], "dy": [], "dx": [], "align": [], "anchor": []}
+    anchor, level = None, 0
+    for g in groups:
+        ai = ais[g[0]]
+        level = level + 1 if anchor is not None and ai < ais[anchor] * 2.5 else 0
+        if level == 0:
+            anchor = g[0]
+        right = ai > x_max / 30
+        out["x"].append(ai)
+        out["anchor"].append(anchor)
+        out["text"].append(", ".join(ids[i] for i in g))
+        out["dy"].append(-12 - 13 * level)
+        out["dx"].append(-7 if right else 7)
+        out["align"].append("right" if right else "left")
+    return out
 
 
 def roof_xy(peak: float, bw: float, x0: float, x1: float) -> tuple[list[float], list[float]]:
@@ -242,8 +259,9 @@ def _build(opts: Options, data: dict):
     fig.add_layout(memory_box)
     region_src = ColumnDataSource(name="region-labels", data=_region_labels(x0, x1, ridge, data,
                                                                             hw, prec))
-    fig.add_layout(LabelSet(x="x", y="y", text="text", source=region_src, text_align="center",
-                            text_font_size="12px", text_font_style="italic", tags=["ink-muted"]))
+    fig.add_layout(LabelSet(x="x", y="y", text="text", source=region_src, text_align="align",
+                            x_offset="dx", text_baseline="middle", text_font_size="12px",
+                            text_font_style="italic", tags=["ink-muted"]))
 
     # Extra ceilings first, so the main roof draws on top.
     ceil_src = ColumnDataSource(name="ceilings", data=_ceilings(hw, prec, data))
@@ -274,17 +292,19 @@ def _build(opts: Options, data: dict):
     ridge_span = Span(name="ridge", location=ridge, dimension="height", line_dash="dashed",
                       line_width=1.5, line_color="#7a8290", tags=["ink-muted"])
     fig.add_layout(ridge_span)
-    ridge_label = Label(name="ridge-label", x=ridge, y=_y_range(hw, prec, data)[0], x_offset=4,
-                        y_offset=6, text=f"ridge {fmt.num(ridge)} FLOP/byte",
+    ridge_label = Label(name="ridge-label", x=ridge, y=_y_range(hw, prec, data)[0], x_offset=-5,
+                        y_offset=6, text_align="right", text=f"ridge {fmt.num(ridge)} FLOP/byte",
                         text_font_size="12px", text_font_style="bold", tags=["ink"])
     fig.add_layout(ridge_label)
 
-    pts_src = ColumnDataSource(name="op-points", data=_points(ops, op_ids, prec, peak, bw))
+    pts, labels = _points(ops, op_ids, prec, peak, bw, x1)
+    pts_src = ColumnDataSource(name="op-points", data=pts)
+    pts_label_src = ColumnDataSource(name="op-labels", data=labels)
     fig.scatter("x", "y", source=pts_src, size=8, fill_color="#7a8290", line_color="#ffffff",
                 line_width=1)
-    fig.add_layout(LabelSet(x="x", y="y", text="text", source=pts_src, x_offset=7,
-                            y_offset="dy", text_font_size="11px", text_baseline="middle",
-                            tags=["ink-muted"]))
+    fig.add_layout(LabelSet(x="x", y="y", text="text", source=pts_label_src, x_offset="dx",
+                            y_offset="dy", text_align="align", text_font_size="11px",
+                            text_baseline="middle", tags=["ink-muted"]))
 
     bound, verdict = verdict_text(hw, prec, ai)
     marker_src = ColumnDataSource(name="marker", data={
@@ -326,7 +346,7 @@ def _build(opts: Options, data: dict):
         presets=presets, vector=vector, readout=readout, verdict=verdict_div, roof=roof_src,
         roof_labels=roof_label_src, ceilings=ceil_src, vector_src=vec_src, vector_label_src=vec_label_src,
         vector_line=vec_line,
-        vector_label=vec_label, points=pts_src, marker=marker_src, ai_line=ai_span,
+        vector_label=vec_label, points=pts_src, point_labels=pts_label_src, marker=marker_src, ai_line=ai_span,
         ridge=ridge_span, ridge_label=ridge_label, memory=memory_box, regions=region_src)
     slider.js_on_change("value", callback)
     for w in (hardware, precision, presets):
@@ -359,15 +379,17 @@ def _y_range(hw: dict, prec: str, data: dict) -> tuple[float, float]:
 
 
 def _region_labels(x0, x1, ridge, data, hw, prec) -> dict:
-    y = _y_range(hw, prec, data)[1] / 2.2
-    xs, texts = [], []
-    if ridge > x0 * 4:
-        xs.append(math.sqrt(x0 * ridge))
-        texts.append("memory-bound")
-    if ridge < x1 / 4:
-        xs.append(math.sqrt(ridge * x1))
-        texts.append("compute-bound")
-    return {"x": xs, "y": [y] * len(xs), "text": texts}
+    """'memory-bound' inside the shaded region, just left of the ridge, above the roof. (No
+    'compute-bound' label: at phone widths it collides with the roof's; the verdict says it.)"""
+    y = _y_range(hw, prec, data)[1] / 1.6
+    out: dict[str, list] = {"x": [], "text": [], "align": [], "dx": []}
+    if ridge > x0 * 8:
+        out["x"].append(ridge)
+        out["text"].append("memory-bound")
+        out["align"].append("right")
+        out["dx"].append(-6)
+    out["y"] = [y] * len(out["x"])
+    return out
 
 
 def _ceilings(hw: dict, prec: str, data: dict) -> dict:
@@ -408,9 +430,11 @@ def _roof_labels(hw: dict, prec: str, x0: float, x1: float) -> dict:
             "align": ["right", "left"]}
 
 
-def _points(ops: dict, op_ids: list[str], prec: str, peak: float, bw: float) -> dict:
+def _points(ops: dict, op_ids: list[str], prec: str, peak: float, bw: float,
+            x_max: float) -> tuple[dict, dict]:
     placed = [place(ops[i]["cost"][prec], peak, bw) for i in op_ids]
     ais = [p["ai"] for p in placed]
-    rows = stack_offsets(ais)
-    return {"x": ais, "y": [p["attainable"] / 1e12 for p in placed], "text": op_ids,
-            "dy": [-12 - 13 * r for r in rows]}
+    ys = [p["attainable"] / 1e12 for p in placed]
+    labels = point_labels(op_ids, ais, x_max)
+    labels["y"] = [ys[i] for i in labels.pop("anchor")]
+    return {"x": ais, "y": ys, "op": op_ids}, labels

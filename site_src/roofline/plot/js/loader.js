@@ -101,6 +101,38 @@
     });
   }
 
+  // ---------------------------------------------------------------- accessibility
+  // noUiSlider handles (Bokeh's Slider) carry no accessible name and announce the raw value;
+  // name each after its slider's title and announce the value as the title shows it.
+  function shadowRoots(node, out) {
+    node.querySelectorAll("*").forEach(function (el) {
+      if (el.shadowRoot) { out.push(el.shadowRoot); shadowRoots(el.shadowRoot, out); }
+    });
+    return out;
+  }
+
+  function labelSliders(block) {
+    shadowRoots(block, []).forEach(function (root) {
+      var handle = root.querySelector("[role=slider]");
+      var title = root.querySelector(".bk-slider-title");
+      if (!handle || !title || handle.getAttribute("data-roofline-a11y")) return;
+      handle.setAttribute("data-roofline-a11y", "1");
+      var sync = function () {
+        var value = title.querySelector(".bk-slider-value");
+        var name = (title.firstChild && title.firstChild.nodeType === 3
+          ? title.firstChild.textContent : title.textContent).replace(/:\s*$/, "").trim();
+        if (handle.getAttribute("aria-label") !== name) handle.setAttribute("aria-label", name);
+        var text = value ? value.textContent.trim() : "";
+        if (text && handle.getAttribute("aria-valuetext") !== text) {
+          handle.setAttribute("aria-valuetext", text);
+        }
+      };
+      sync();
+      new MutationObserver(sync).observe(title, { childList: true, subtree: true, characterData: true });
+      new MutationObserver(sync).observe(handle, { attributes: true, attributeFilter: ["aria-valuetext"] });
+    });
+  }
+
   // ---------------------------------------------------------------- embedding
   function render(block) {
     if (block.getAttribute("data-roofline-state")) return;
@@ -117,6 +149,7 @@
             applyTheme(doc);
           }
         });
+        labelSliders(block);
         block.setAttribute("data-roofline-state", "ready");
         block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
         block.dispatchEvent(new CustomEvent("roofline:ready", { bubbles: true }));

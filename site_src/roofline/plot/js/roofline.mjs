@@ -33,24 +33,47 @@ export function roofXY(peak, bw, x0, x1) {
   return { x: [x0, r, x1], y: [x0 * bw / 1e12, peak / 1e12, peak / 1e12] };
 }
 
-// Label rows for op points: AIs within ×1.6 of the cluster's first stack downwards.
-export function stackOffsets(ais) {
+// Labels for the op points (as roofline.plot.widget.point_labels): ops within ×1.1 share one
+// label, neighbouring groups (within ×2.5) step down a row, right-aligned near the right edge;
+// each label takes the y of its stack's first point (anchor) so rows never cross.
+export function pointLabels(ids, ais, xMax) {
   const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
-  const rows = new Array(ais.length).fill(0);
-  let prev = null;
-  let level = 0;
+  const groups = [];
   for (const i of order) {
-    level = prev !== null && ais[i] < prev * 1.6 ? level + 1 : 0;
-    rows[i] = level;
-    if (level === 0) prev = ais[i];
+    const last = groups[groups.length - 1];
+    if (last && ais[i] <= ais[last[0]] * 1.1) last.push(i);
+    else groups.push([i]);
   }
-  return rows;
+  const out = { x: [], text: [], dy: [], dx: [], align: [], anchor: [] };
+  let anchor = null;
+  let level = 0;
+  for (const g of groups) {
+    const ai = ais[g[0]];
+    level = anchor !== null && ai < ais[anchor] * 2.5 ? level + 1 : 0;
+    if (level === 0) anchor = g[0];
+    const right = ai > xMax / 30;
+    out.x.push(ai);
+    out.anchor.push(anchor);
+    out.text.push(g.map((i) => ids[i]).join(", "));
+    out.dy.push(-12 - 13 * level);
+    out.dx.push(right ? -7 : 7);
+    out.align.push(right ? "right" : "left");
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- formatting (as roofline.fmt)
 
+// Python's round() (behind roofline.fmt.sig) sends exact ties to the even digit: round(1365, -1)
+// is 1360, where toPrecision gives 1370. Spot the tie in the exact decimal expansion.
 export function sig(x, digits = 3) {
   if (x === 0 || !Number.isFinite(x)) return x;
+  const [mantissa, exponent] = Math.abs(x).toExponential(Math.min(100, digits + 24)).split("e");
+  const ds = mantissa.replace(".", "");
+  if (ds[digits] === "5" && /^0*$/.test(ds.slice(digits + 1)) && Number(ds[digits - 1]) % 2 === 0) {
+    const down = Number(`${ds[0]}.${ds.slice(1, digits)}e${exponent}`);
+    return x < 0 ? -down : down;
+  }
   return Number(x.toPrecision(digits));
 }
 
@@ -284,11 +307,10 @@ export default function (args, obj) {
   args.memory.right = r;
   args.ridge.location = r;
   args.ridge_label.setv({ x: r, y: y0, text: `ridge ${num(r)} FLOP/byte` });
-  const rx = [];
-  const rt = [];
-  if (r > x0 * 4) { rx.push(Math.sqrt(x0 * r)); rt.push("memory-bound"); }
-  if (r < x1 / 4) { rx.push(Math.sqrt(r * x1)); rt.push("compute-bound"); }
-  args.regions.data = { x: rx, y: rx.map(() => y1 / 2.2), text: rt };
+  const reg = { x: [], text: [], align: [], dx: [] };
+  if (r > x0 * 8) { reg.x.push(r); reg.text.push("memory-bound"); reg.align.push("right"); reg.dx.push(-6); }
+  reg.y = reg.x.map(() => y1 / 1.6);
+  args.regions.data = reg;
   args.ceilings.data = ceilingData(hw, prec, P);
 
   const v = hw.vector;
@@ -308,9 +330,11 @@ export default function (args, obj) {
 
   const ids = Object.keys(P.ops);
   const placed = ids.map((i) => place(P.ops[i].cost[prec], peak, bw));
-  const rows = stackOffsets(placed.map((p) => p.ai));
-  args.points.data = { x: placed.map((p) => p.ai), y: placed.map((p) => p.attainable / 1e12),
-                       text: ids, dy: rows.map((k) => -12 - 13 * k) };
+  const ys = placed.map((p) => p.attainable / 1e12);
+  args.points.data = { x: placed.map((p) => p.ai), y: ys, op: ids };
+  const labels = pointLabels(ids, placed.map((p) => p.ai), x1);
+  args.point_labels.data = { x: labels.x, y: labels.anchor.map((i) => ys[i]), text: labels.text,
+                             dy: labels.dy, dx: labels.dx, align: labels.align };
 
   const [b, verdict] = verdictText(hw, prec, ai);
   args.marker.data = { x: [ai], y: [attainable(ai, peak, bw) / 1e12],

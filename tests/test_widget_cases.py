@@ -1,0 +1,83 @@
+"""tests/cases/roofline_cases.json against the Python model. node --test checks the same file
+against plot/js/roofline.mjs, so Python and the browser agree to 1e-9 relative."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from roofline import fmt
+from roofline.catalog import default_catalog
+from roofline.maths import attainable, place, ridge
+from roofline.ops import default_zoo
+from roofline.plot import cases as gen
+from roofline.plot import widget
+
+CASES_PATH = Path(__file__).parent / "cases" / "roofline_cases.json"
+DATA = json.loads(CASES_PATH.read_text(encoding="utf-8"))
+CASES = DATA["cases"]
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+
+
+def test_case_file_is_current_and_large_enough():
+    assert sum(len(v) for v in CASES.values()) >= 50
+    assert gen.build() == DATA, "regenerate: python -m roofline.plot.cases > " + str(CASES_PATH)
+
+
+@pytest.mark.parametrize("case", CASES["place"], ids=lambda c: f"{c['hardware']}-{c['precision']}-{c['op']}")
+def test_place_matches_model(case):
+    catalog, zoo = default_catalog(), default_zoo()
+    hw = catalog[case["hardware"]]
+    b = catalog.precision(case["precision"]).bytes_per_element
+    op = zoo.ops(b, [case["op"]])[0]
+    point = place(op, hw, case["precision"])
+    assert close(point.intensity_flops_per_byte, case["ai"])
+    assert close(point.attainable_flops_per_s, case["attainable"])
+    assert close(point.fraction_of_peak, case["fraction"])
+    assert close(point.time_s, case["time"])
+    assert close(point.ridge_flops_per_byte, case["ridge"])
+    assert point.bound == case["bound"]
+
+
+def test_attainable_matches_model():
+    for c in CASES["attainable"]:
+        assert close(float(attainable(c["ai"], c["peak"], c["bw"])), c["expected"])
+
+
+def test_formatting_matches_fmt():
+    for c in CASES["format"]:
+        assert getattr(fmt, c["fn"])(c["x"], c["digits"]) == c["expected"], c
+
+
+def test_readout_and_verdict_follow_the_model():
+    catalog = default_catalog()
+    for c in CASES["readout"]:
+        hw = catalog[c["hardware"]]
+        r = float(ridge(hw.peak_flops_per_s(c["precision"]), hw.hbm_bandwidth_bytes_per_s))
+        assert c["bound"] == ("memory" if c["ai"] < r else "compute")
+        assert fmt.num(r) in c["verdict"]
+        assert c["readout"].startswith(f"AI {fmt.num(c['ai'])} FLOP/byte")
+
+
+def test_parse_state_expectations_only_hold_known_ids():
+    known = DATA["known"]
+    for c in CASES["parse_state"]:
+        for key, value in c["expected"].items():
+            if key == "ai":
+                assert widget.AI_MIN <= value <= widget.AI_MAX
+            else:
+                assert value in known[key] or (key == "op" and value == "custom")
+
+
+def test_seed_claims_ridges():
+    """The lesson's numbers: H100 SXM ridge ≈ 295 (bf16), ≈ 590 (fp8); A100 ≈ 153."""
+    rows = {(c["hardware"], c["precision"]): c["ridge"] for c in CASES["place"]}
+    assert round(rows[("h100-sxm", "bf16")]) == 295
+    assert round(rows[("h100-sxm", "fp8")]) == 591
+    assert round(rows[("a100-sxm-80gb", "bf16")]) == 153
