@@ -233,29 +233,36 @@ def _kernels_for(parts: list[Op], members: list[_Span], count: int, in_layer: bo
 
 
 def step_kernels(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float,
-                 fusions: frozenset[str] | set[str] = frozenset()) -> list[Kernel]:
-    """Every kernel of one step (forward, backward and optimizer for train), fused as asked."""
+                 fusions: frozenset[str] | set[str] = frozenset()
+                 ) -> tuple[list[Kernel], list[tuple[str, str, Kernel]]]:
+    """Every kernel of one step (forward, backward and optimizer for train), fused as asked;
+    and, for each op of one middle decoder layer, (op name, op class, its forward kernel)."""
     fusions = check_fusions(fusions)
     slots, n = _forward_slots(cfg, phase, batch, seq, b)
     counts = {0: 1, n + 1: 1}
     counts.update({i + 1: 1 for i in range(n)})
     if n == 3:
         counts[2] = cfg.layers - 2
+    mid = 2 if n == 3 else 1
     groups = {lo: (hi, members) for lo, hi, members in _merge(_spans(slots, fusions))}
     kernels: list[Kernel] = []
+    placed: list[tuple[str, str, Kernel]] = []
     i = 0
     while i < len(slots):
         hi, members = groups.get(i, (i, []))
         seg = slots[i].segment
         # A kernel belongs to the layer of its first op; the middle layer is one full period.
-        kernels += _kernels_for([s.op for s in slots[i:hi + 1]], members, counts[seg],
-                                seg == (2 if n == 3 else 1), phase)
+        made = _kernels_for([s.op for s in slots[i:hi + 1]], members, counts[seg], seg == mid,
+                            phase)
+        kernels += made
+        placed += [(s.op.name, s.op.op_class, made[0]) for s in slots[i:hi + 1]
+                   if s.segment == mid]
         i = hi + 1
     if phase == "train":
         opt = adamw(cfg.params, 4.0, "adamw")
         kernels.append(Kernel(opt.name, opt.op_class, "optimizer", opt.flops, opt.bytes, 0.0, 1,
                               1, opt.bytes, (opt.name,)))
-    return kernels
+    return kernels, placed
 
 
 def check_fusions(fusions) -> frozenset[str]:
@@ -292,6 +299,8 @@ class Budget:
     fusions: frozenset[str]
     assumptions: Assumptions
     kernels: tuple[Kernel, ...]
+    layer_map: tuple[tuple[str, str, Kernel], ...] = ()
+    """Each op of one middle layer with the forward kernel it runs in (fused or alone)."""
 
     @property
     def peak_flops_per_s(self) -> float:
@@ -434,6 +443,9 @@ class Budget:
             "allreduce_time_s": self.allreduce_time_s,
             "waterfall": [{"key": t.key, "label": t.label, "time_s": t.time_s,
                            "loss": t.loss, "level_after": t.level_after} for t in terms],
+            "layer_ops": [{"op": name, "class": cls, "kernel": k.name,
+                           "intensity_flops_per_byte": k.intensity_flops_per_byte}
+                          for name, cls, k in self.layer_map],
             "kernels": [{"name": k.name, "pass": k.pass_, "class": k.op_class,
                          "count": k.count, "flops": k.flops, "bytes": k.bytes,
                          "unfused_bytes": k.unfused_bytes,
@@ -477,8 +489,9 @@ def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Acceler
             raise RooflineError(f"must be a positive integer, got {value!r}", field=key)
     hw.peak(precision)
     fusions = check_fusions(fusions)
-    kernels = tuple(step_kernels(cfg, phase, batch, seq, b, fusions))
-    return Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, kernels)
+    kernels, placed = step_kernels(cfg, phase, batch, seq, b, fusions)
+    return Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, tuple(kernels),
+                  tuple(placed))
 
 
 # The configuration the page opens on and the CLI defaults to: a 7B model trained 8-way data

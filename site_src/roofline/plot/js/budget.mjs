@@ -1,0 +1,308 @@
+// "Where the 50 % goes": the budget widget's one callback (CustomJS.from_file) and its pure
+// helpers. Python (roofline.plot.budget) precomputes every model/phase/batch × fusion set; this
+// file only selects one and adds the overheads the roofline cannot see, with the arithmetic of
+// roofline.budget.waterfall_terms. The named exports are checked by `node --test tests/js/`
+// against tests/cases/budget_cases.json, which pytest checks against the Python model.
+// No Bokeh global, no imports: BokehJS runs this file as a blob module.
+
+// ---------------------------------------------------------------- formatting (as roofline.fmt)
+
+export function sig(x, digits = 3) {
+  if (x === 0 || !Number.isFinite(x)) return x;
+  return Number(x.toPrecision(digits));
+}
+
+function group(text) {
+  const neg = text.startsWith("-");
+  const body = neg ? text.slice(1) : text;
+  const [int, frac] = body.split(".");
+  return (neg ? "-" : "") + int.replace(/\B(?=(\d{3})+(?!\d))/g, ",") +
+    (frac !== undefined ? "." + frac : "");
+}
+
+export function num(x, digits = 3) {
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "—";
+  const v = sig(x, digits);
+  if (Math.abs(v) >= 10 ** (digits - 1) || Number.isInteger(v)) return group(v.toFixed(0));
+  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(v))));
+  let s = group(v.toFixed(decimals));
+  if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
+  return s;
+}
+
+const PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+
+export function si(x, unit, digits = 3) {
+  if (x === 0) return `0 ${unit}`;
+  for (const [scale, prefix] of PREFIXES) {
+    if (Math.abs(x) >= scale) return `${num(x / scale, digits)} ${prefix}${unit}`;
+  }
+  return `${num(x, digits)} ${unit}`;
+}
+
+export function capacity(x, digits = 3) { return si(x, "B", digits); }
+
+export function percent(fraction, digits = 2) {
+  const p = fraction * 100;
+  if (p >= 99.95) return "100%";
+  return `${num(p, digits)}%`;
+}
+
+export function seconds(x, digits = 3) {
+  for (const [scale, unit] of [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]]) {
+    if (x >= scale) return `${num(x / scale, digits)} ${unit}`;
+  }
+  return `${num(x / 1e-9, digits)} ns`;
+}
+
+// ---------------------------------------------------------------- the budget arithmetic
+
+// Active checkbox indices -> index of the precomputed fusion combination (bit i = fusion i).
+export function maskOf(active) {
+  let mask = 0;
+  for (const i of active) if (Number.isInteger(i) && i >= 0 && i < 4) mask |= 1 << i;
+  return mask;
+}
+
+// Ring all-reduce of the gradients: 2 (N - 1) / N × gradient bytes / link bandwidth.
+export function allreduceTime(params, gradBytesPerElement, dp, linkBw) {
+  if (dp <= 1 || !linkBw) return 0;
+  return 2 * (dp - 1) / dp * params * gradBytesPerElement / linkBw;
+}
+
+// Add each term's time in turn; the level is the ideal time over the step so far, so the drops
+// telescope to 1 - the final MFU.
+export function waterfallTerms(ideal, times) {
+  let elapsed = ideal;
+  let level = 1;
+  const out = [];
+  for (const [key, t] of times) {
+    elapsed += t;
+    const after = ideal / elapsed;
+    out.push({ key, time: t, before: level, after });
+    level = after;
+  }
+  return out;
+}
+
+// The numbers one state of the page shows. e: a precomputed entry ({ideal, step, launches,
+// roof: [memory, attention, gemm]}); a: {efficiency, launchS, dp, overlap}.
+export function budgetView(e, a, params, gradBytesPerElement, linkBw, phase) {
+  const ar = phase === "train" ? allreduceTime(params, gradBytesPerElement, a.dp, linkBw) : 0;
+  const terms = waterfallTerms(e.ideal, [
+    ["memory", e.roof[0]], ["attention", e.roof[1]], ["gemm", e.roof[2]],
+    ["efficiency", e.step * (1 / a.efficiency - 1)], ["launch", e.launches * a.launchS],
+    ["communication", (1 - a.overlap) * ar]]);
+  return { terms, bound: terms[2].after, mfu: terms[terms.length - 1].after, allreduce: ar };
+}
+
+const COLORS = { loss: "#d1352b", bound: "#2f7fd8", mfu: "#2e9e48", peak: "#7a8290" };
+
+// Horizontal waterfall rows in percent: peak, each drop, the bound, the final MFU.
+export function waterfallBars(v, rows, labels) {
+  const terms = Object.fromEntries(v.terms.map((t) => [t.key, t]));
+  const out = { row: [], left: [], right: [], color: [], text: [], tx: [] };
+  for (const key of rows) {
+    let lo, hi, color, text;
+    if (key === "peak") {
+      [lo, hi, color, text] = [0, 100, COLORS.peak, "100%"];
+    } else if (key === "bound") {
+      [lo, hi, color, text] = [0, v.bound * 100, COLORS.bound, percent(v.bound, 3)];
+    } else if (key === "mfu") {
+      [lo, hi, color, text] = [0, v.mfu * 100, COLORS.mfu, percent(v.mfu, 3)];
+    } else {
+      const t = terms[key];
+      [lo, hi, color] = [t.after * 100, t.before * 100, COLORS.loss];
+      text = `−${num((t.before - t.after) * 100, 3)} pt`;
+    }
+    out.row.push(labels[key]);
+    out.left.push(lo);
+    out.right.push(hi);
+    out.color.push(color);
+    out.text.push(text);
+    out.tx.push(hi);
+  }
+  return out;
+}
+
+export function waterfallText(v, labels) {
+  const lines = ["From 100% of peak:"];
+  for (const t of v.terms) {
+    lines.push(`${labels[t.key]}: −${num((t.before - t.after) * 100, 3)} pt (${seconds(t.time)})`);
+  }
+  lines.push(`MFU estimate: ${percent(v.mfu, 3)}`);
+  return lines.join("\n");
+}
+
+export function readoutText(P, e, v, model, phase, batch) {
+  const saved = e.saved.reduce((s, x) => s + x, 0);
+  return `${P.models[model].name}, ${phase}, batch ${batch} × ${P.seq[phase]} on ${P.hardware} ` +
+    `(${P.precision_label}): MFU upper bound ${percent(v.bound, 3)}, after overheads ` +
+    `${percent(v.mfu, 3)}. Step ${seconds(e.step)} at the roofline; fusions keep ` +
+    `${capacity(saved)} off HBM per step.`;
+}
+
+// ---------------------------------------------------------------- URL state (untrusted input)
+
+function params(text) {
+  const out = {};
+  const body = String(text || "").replace(/^[?#]/, "");
+  for (const part of body.split("&")) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) continue;
+    try {
+      out[decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "))] =
+        decodeURIComponent(part.slice(eq + 1).replace(/\+/g, " "));
+    } catch (e) {
+      // a malformed escape: ignore that pair
+    }
+  }
+  return out;
+}
+
+// A plain decimal number clamped into [lo, hi]; anything else is null (ignored).
+export function clampNumber(value, lo, hi) {
+  if (typeof value !== "string" || !/^\s*[0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?\s*$/.test(value)) {
+    return null;
+  }
+  const x = Number(value);
+  return Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : null;
+}
+
+const KEYS = ["model", "phase", "batch", "fuse", "eff", "launch", "dp", "overlap"];
+
+// State from ?query and #hash (the hash wins): known ids only, numbers clamped to limits.
+// known = {models: [...], phases: [...], batches: {phase: [...]}, fusions: [...], limits}.
+export function parseState(search, hash, known) {
+  const raw = Object.assign(params(search), params(hash));
+  const st = {};
+  if (known.models.includes(raw.model)) st.model = raw.model;
+  if (known.phases.includes(raw.phase)) st.phase = raw.phase;
+  if (typeof raw.batch === "string" && /^[0-9]+$/.test(raw.batch)) st.batch = Number(raw.batch);
+  if (typeof raw.fuse === "string") {
+    st.fuse = raw.fuse.split(",").filter((f) => known.fusions.includes(f));
+  }
+  const L = known.limits;
+  const eff = clampNumber(raw.eff, L.efficiency[0], L.efficiency[1]);
+  if (eff !== null) st.eff = eff;
+  const launch = clampNumber(raw.launch, L.launch_us[0], L.launch_us[1]);
+  if (launch !== null) st.launch = launch;
+  const dp = clampNumber(raw.dp, L.dp[0], L.dp[1]);
+  if (dp !== null) st.dp = Math.round(dp);
+  const overlap = clampNumber(raw.overlap, L.overlap[0], L.overlap[1]);
+  if (overlap !== null) st.overlap = overlap;
+  return st;
+}
+
+// The query string for a state, keeping the page's unrelated parameters.
+export function stateQuery(search, st) {
+  const keep = Object.entries(params(search)).filter(([k]) => !KEYS.includes(k));
+  const pairs = keep.concat([["model", st.model], ["phase", st.phase], ["batch", String(st.batch)],
+                             ["fuse", st.fuse.join(",")], ["eff", String(sig(st.eff, 4))],
+                             ["launch", String(sig(st.launch, 4))], ["dp", String(st.dp)],
+                             ["overlap", String(sig(st.overlap, 4))]]);
+  return "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join("&");
+}
+
+// ---------------------------------------------------------------- the callback
+
+let busy = false;
+let urlTimer = null;
+
+function writeURL(st) {
+  if (typeof window === "undefined" || !window.history) return;
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    try {
+      window.history.replaceState(window.history.state, "",
+                                  stateQuery(window.location.search, st) + window.location.hash);
+    } catch (e) {
+      // Some file:// setups refuse history changes; the view still works, it just isn't shared.
+    }
+  }, 200);
+}
+
+function clampWidget(w, lo, hi, integer) {
+  let x = Number(w.value);
+  if (!Number.isFinite(x)) x = lo;
+  x = Math.min(hi, Math.max(lo, integer ? Math.round(x) : x));
+  if (x !== w.value) w.value = x;
+  return x;
+}
+
+export default function (args, obj) {
+  if (busy) return; // our own widget updates below re-enter; one pass does everything
+  busy = true;
+  try {
+    update(args, obj);
+  } finally {
+    busy = false;
+  }
+}
+
+function update(args, obj) {
+  const P = args.payload;
+  const { model, phase, batch, fusions, efficiency, launch, dp, overlap } = args;
+  const widgets = [model, phase, batch, fusions, efficiency, launch, dp, overlap];
+  const user = widgets.includes(obj);
+  const L = P.limits;
+
+  if (!user && P.url && typeof window !== "undefined") {
+    const st = parseState(window.location.search, window.location.hash, {
+      models: Object.keys(P.models), phases: P.phases, fusions: P.fusions, limits: L });
+    if (st.model) model.value = st.model;
+    if (st.phase) phase.value = st.phase;
+    if (st.batch !== undefined && P.batches[phase.value].includes(st.batch)) {
+      batch.value = String(st.batch);
+    }
+    if (st.fuse) fusions.active = st.fuse.map((f) => P.fusions.indexOf(f));
+    if (st.eff !== undefined) efficiency.value = st.eff;
+    if (st.launch !== undefined) launch.value = st.launch;
+    if (st.dp !== undefined) dp.value = st.dp;
+    if (st.overlap !== undefined) overlap.value = st.overlap;
+  }
+
+  const ph = P.phases.includes(phase.value) ? phase.value : "train";
+  const options = P.batches[ph].map(String);
+  if (JSON.stringify(batch.options) !== JSON.stringify(options)) batch.options = options;
+  if (!options.includes(batch.value)) batch.value = options[Math.min(1, options.length - 1)];
+  batch.title = `Batch (× ${P.seq[ph].toLocaleString("en-US")} tokens)`;
+  dp.disabled = ph !== "train";
+  overlap.disabled = ph !== "train";
+
+  const a = {
+    efficiency: clampWidget(efficiency, L.efficiency[0], L.efficiency[1], false),
+    launchS: clampWidget(launch, L.launch_us[0], L.launch_us[1], false) * 1e-6,
+    dp: clampWidget(dp, L.dp[0], L.dp[1], true),
+    overlap: clampWidget(overlap, L.overlap[0], L.overlap[1], false),
+  };
+  const key = `${model.value}|${ph}|${batch.value}`;
+  const row = P.combos[key];
+  if (!row) return;
+  const e = row[maskOf(fusions.active)];
+  const base = row[0];
+  const v = budgetView(e, a, P.models[model.value].params, P.grad_bytes_per_element,
+                       P.link ? P.link.bw : 0, ph);
+
+  args.waterfall.data = waterfallBars(v, P.rows, P.labels);
+  const ms = e.classes.map((t) => t * 1e3);
+  const ghost = base.classes.map((t) => t * 1e3);
+  args.classes.data = {
+    cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
+    tx: ms.map((x, i) => Math.max(x, ghost[i])),
+    text: e.classes.map((t) => (t ? seconds(t) : "—")),
+  };
+  args.points.data = {
+    x: e.x, y: e.x.map((x) => Math.min(P.peak, x * P.bw) / 1e12), dy: e.dy, text: P.ops,
+    color: P.op_classes.map((c) => P.colors[c]),
+  };
+  args.readout.text = readoutText(P, e, v, model.value, ph, batch.value);
+  args.wf_text.text = waterfallText(v, P.labels);
+
+  if (user && P.url) {
+    writeURL({ model: model.value, phase: ph, batch: Number(batch.value),
+               fuse: fusions.active.slice().sort().map((i) => P.fusions[i]),
+               eff: a.efficiency, launch: a.launchS * 1e6, dp: a.dp, overlap: a.overlap });
+  }
+}

@@ -1,0 +1,101 @@
+"""The budget widget's Python side: the case file the JS is tested against is the Python model's
+answer, the embedded data is the model's, and bad fence options name their field."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from roofline import RooflineError, default_catalog
+from roofline.budget import FUSIONS, Assumptions, budget
+from roofline.plot import budget as pb
+from roofline.transformer import get_model
+
+CASES = Path(__file__).parent / "cases" / "budget_cases.json"
+
+
+def _close(a, b, what=""):
+    assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300), f"{what}: {a} != {b}"
+
+
+def _walk(a, b, where="case"):
+    if isinstance(b, dict):
+        assert set(a) == set(b), where
+        for k in b:
+            _walk(a[k], b[k], f"{where}.{k}")
+    elif isinstance(b, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _walk(x, y, f"{where}[{i}]")
+    elif isinstance(b, float) or isinstance(a, float):
+        _close(a, b, where)
+    else:
+        assert a == b, where
+
+
+def test_case_file_is_the_python_answer():
+    """Regenerate with roofline.plot.budget.write_cases if the model changed on purpose."""
+    _walk(json.loads(CASES.read_text(encoding="utf-8")), pb.cases())
+
+
+def test_each_case_is_the_model_budget_with_those_assumptions():
+    cat = default_catalog()
+    hw = cat["h100-sxm"]
+    for c in json.loads(CASES.read_text(encoding="utf-8"))["views"]:
+        a = c["assumptions"]
+        bg = budget(get_model(c["model"]), c["phase"], c["batch"], pb.SEQ[c["phase"]], hw,
+                    "bf16", 2.0, frozenset(c["fusions"]),
+                    Assumptions(a["kernel_efficiency"], a["launch_overhead_s"], a["dp_degree"],
+                                a["overlap_fraction"]))
+        what = f"{c['model']}/{c['phase']}/{c['batch']}/{c['fusions']}"
+        _close(bg.mfu_upper_bound, c["expected"]["bound"], what)
+        _close(bg.mfu_estimate, c["expected"]["mfu"], what)
+        for t, e in zip(bg.waterfall(), c["expected"]["terms"]):
+            assert t.key == e["key"]
+            _close(t.level_after, e["after"], f"{what} {t.key}")
+        # the drops shown add up to the MFU shown
+        _close(1 - sum(e["before"] - e["after"] for e in c["expected"]["terms"]),
+               c["expected"]["mfu"], what)
+
+
+def test_embedded_points_are_the_fused_kernels():
+    data = pb.payload("h100-sxm", "bf16")
+    row = data["combos"]["llama-2-7b|train|4"]
+    assert len(row) == 16 and len(data["ops"]) == len(row[0]["x"]) == 15
+    norm = data["ops"].index("input_layernorm")
+    # fusing the norm into the QKV GEMM moves its point from AI ≈ 1 to the GEMM's
+    assert row[0]["x"][norm] < 2 and row[pb.mask_of({"norm"})]["x"][norm] > 1000
+    softmax = data["ops"].index("attn_softmax")
+    assert row[pb.mask_of({"flash"})]["x"][softmax] > 10 * row[0]["x"][softmax]
+    for mask, e in enumerate(row):
+        assert e["bytes"] <= row[0]["bytes"]
+        assert sum(e["saved"]) == pytest.approx(row[0]["bytes"] - e["bytes"],
+                                                abs=1e-5 * row[0]["bytes"])
+        assert pb.fusions_of(mask) == {f for f, s in zip(FUSIONS, e["saved"]) if s > 0}
+
+
+def test_figure_names_its_parts_and_is_deterministic():
+    from roofline.plot.embed import item_json
+    lay = pb.figure()
+    for name in ("budget-model", "budget-phase", "budget-batch", "budget-fusions",
+                 "budget-efficiency", "budget-launch", "budget-dp", "budget-overlap",
+                 "budget-readout", "budget-waterfall-text", "budget-classes", "budget-waterfall",
+                 "budget-roofline", "budget-class-bars", "budget-waterfall-bars",
+                 "budget-points"):
+        assert lay.select_one({"name": name}) is not None, name
+    assert item_json(pb.figure()) == item_json(pb.figure())
+    readout = lay.select_one({"name": "budget-readout"}).text
+    assert "MFU upper bound 64.4%" in readout and "after overheads 44.7%" in readout
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"model": "gpt"}, "model"), ({"phase": "serve"}, "phase"), ({"batch": 3}, "batch"),
+    ({"fusions": ["warp"]}, "fusions"), ({"hardware": "h900"}, "hardware"),
+    ({"precision": "fp3"}, "precision"), ({"height": 20}, "height"),
+])
+def test_bad_options_name_the_field(kwargs, field):
+    with pytest.raises(RooflineError, match=f"field '{field}'"):
+        pb.figure(**kwargs)
