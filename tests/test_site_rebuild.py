@@ -1,0 +1,63 @@
+"""Change one figure in a copy of the catalog, rebuild a copy of the project, and watch the
+lesson follow: prose numbers, tables, the plot's data, the answers. Nothing is typed twice."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from conftest import ROOT, build_site
+from roofline import _toml, fmt
+from site_helpers import LESSON, main_text, tables
+
+NEW_BW = 2.0e12  # H100 SXM HBM: 3.35 TB/s in the catalog; the copy says 2 TB/s
+
+
+def _plot_items(html: str) -> str:
+    return "".join(re.findall(r'<script type="application/json" class="roofline-item">(.*?)'
+                              r"</script>", html, re.S))
+
+
+@pytest.mark.slow
+def test_changing_h100_bandwidth_changes_the_lesson(built_site, tmp_path):
+    project = tmp_path / "project"
+    shutil.copytree(ROOT, project, ignore=shutil.ignore_patterns(
+        ".git", "node_modules", "site", "test-output", "__pycache__", "*.egg-info"))
+    hw = project / "site_src/roofline/data/hardware.toml"
+    text = hw.read_text()
+    old = 'capacity_bytes = 80e9, bandwidth_bytes_per_s = 3.35e12, source = "D1"'
+    assert text.count(old) == 1, "the H100 SXM HBM entry changed shape; update this test"
+    hw.write_text(text.replace(old, old.replace("3.35e12", f"{NEW_BW:.3g}")))
+    assert (_toml.DATA_DIR / "hardware.toml").read_text() != hw.read_text()
+
+    proc = build_site(tmp_path / "site", cwd=project, config=project / "mkdocs.yml",
+                      env={"ROOFLINE_CATALOG": str(hw)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before = (built_site / LESSON).read_text(encoding="utf-8")
+    after = (tmp_path / "site" / LESSON).read_text(encoding="utf-8")
+    t_before, t_after = main_text(built_site / LESSON), main_text(tmp_path / "site" / LESSON)
+
+    ridge = 989.4e12 / NEW_BW
+    # prose and §2/§3 numbers
+    assert "the slow tier: 3.35 TB/s sounds" in t_before
+    assert "the slow tier: 2 TB/s sounds" in t_after
+    assert t_after.count("3.35 TB/s") < t_before.count("3.35 TB/s")
+    assert f"≈ {fmt.num(ridge)}, call it ~{fmt.approx(ridge)}" in t_after
+    assert "~300 FLOP/byte" in t_before and f"~{fmt.approx(ridge)} FLOP/byte" in t_after
+    # §1 tier table and §4 op table
+    tiers_after = next(t for t in tables(tmp_path / "site" / LESSON) if t[0][0] == "Tier")
+    assert any("2 TB/s" in row for row in tiers_after)
+    ops = lambda path: next(t for t in tables(path) if t[0][:2] == ["Op", "Shapes"])  # noqa: E731
+    rms_before, rms_after = ops(built_site / LESSON)[1], ops(tmp_path / "site" / LESSON)[1]
+    assert rms_before[6] == "3.35" and rms_after[6] == "2"
+    # the plot's data
+    assert "3350000000000.0" in _plot_items(before)
+    assert "3350000000000.0" not in _plot_items(after)
+    assert "2000000000000.0" in _plot_items(after)
+    # checkpoint answers and interview prompts
+    assert "min(peak, 100 × 2 TB/s) = 200 TFLOP/s" in t_after
+    assert "1 × 2 TB/s ≈ 2 TFLOP/s" in t_after
+    # the downloads follow too
+    assert "2000000000000" in (tmp_path / "site/downloads/hardware.csv").read_text()
