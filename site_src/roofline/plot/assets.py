@@ -53,8 +53,13 @@ def loader_name() -> str:
     return f"roofline-loader.{digest}.js"
 
 
-def write_assets(dest: Path) -> list[Path]:
-    """Copy the bundles and write the loader into `dest`; returns the files written."""
+STABLE_LOADER = "roofline-loader.js"
+"""A fixed-name copy of the loader, for configs that list it by hand (Zensical)."""
+
+
+def write_assets(dest: Path, *, stable_loader: bool = False) -> list[Path]:
+    """Copy the bundles and write the loader into `dest` (plus STABLE_LOADER if asked);
+    returns the files written. Unchanged files are left alone, so watchers do not loop."""
     dest.mkdir(parents=True, exist_ok=True)
     out = []
     for asset in bokeh_assets():
@@ -63,11 +68,12 @@ def write_assets(dest: Path) -> list[Path]:
         if not target.exists() or target.read_bytes() != data:
             target.write_bytes(data)
         out.append(target)
-    loader = dest / loader_name()
     text = loader_source()
-    if not loader.exists() or loader.read_text(encoding="utf-8") != text:
-        loader.write_text(text, encoding="utf-8")
-    out.append(loader)
+    for name in [loader_name()] + ([STABLE_LOADER] if stable_loader else []):
+        loader = dest / name
+        if not loader.exists() or loader.read_text(encoding="utf-8") != text:
+            loader.write_text(text, encoding="utf-8")
+        out.append(loader)
     return out
 
 

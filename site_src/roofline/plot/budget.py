@@ -437,3 +437,107 @@ def write_cases(path) -> None:
     import json
     Path(path).write_text(json.dumps(cases(), indent=1, ensure_ascii=False) + "\n",
                           encoding="utf-8")
+
+
+# ---------------------------------------------------------------- the fences
+
+FENCE_OPTIONS = {"model": str, "phase": str, "batch": int, "fuse": list, "hardware": str,
+                 "precision": str, "height": int, "url": bool}
+TABLE_OPTIONS = {"table": str, "model": str, "batch": int, "hardware": str, "precision": str}
+CONTROLS_HEIGHT_PX = 560  # selects, checkboxes, knobs, readout and the text waterfall
+
+
+def _fence_error(fences, language: str, source: str, opts: dict, exc: RooflineError):
+    key = exc.field.split(".")[0] if exc.field else None
+    key = {"fusions": "fuse", "fusion": "fuse"}.get(key, key)
+    message = exc.detail + (f" (valid: {', '.join(exc.valid)})" if exc.valid else "")
+    return fences.fail(language, source, message, key if key in opts else None)
+
+
+def budget_fence(source: str, language: str, class_name: str, options_: dict, md,
+                 **kwargs) -> str:
+    """```roofline-budget: the interactive time budget (options: FENCE_OPTIONS)."""
+    from .. import fences
+    from .embed import block
+
+    language = language or "roofline-budget"
+    opts = fences.options(source, fence=language, allowed=FENCE_OPTIONS)
+    if "fuse" in opts and not all(isinstance(v, str) for v in opts["fuse"]):
+        raise fences.fail(language, source, f"expected a list of fusions, got {opts['fuse']!r}",
+                          "fuse")
+    kw = {k: v for k, v in opts.items() if k not in ("fuse", "url")}
+    kw["fusions"] = opts.get("fuse", [])
+    kw["url_state"] = opts.get("url", True)
+    try:
+        layout = figure(**kw)
+    except RooflineError as exc:
+        raise _fence_error(fences, language, source, opts, exc) from None
+    height = opts.get("height", Options.height)
+    return block(layout, height_px=3 * height + CONTROLS_HEIGHT_PX,
+                 label="Where the step's time goes: interactive time budget and MFU waterfall")
+
+
+def budget_table_fence(source: str, language: str, class_name: str, options_: dict, md,
+                       **kwargs) -> str:
+    """```roofline-budget-table: a static table of budget figures (the text alternative).
+    table: configs (train/prefill/decode, unfused, FlashAttention only, all fused) or fusions
+    (bytes each fusion keeps off HBM in a training step)."""
+    import markdown as _markdown
+
+    from .. import fences
+    language = language or "roofline-budget-table"
+    opts = fences.options(source, fence=language, allowed=TABLE_OPTIONS)
+    try:
+        table = summary_table(opts.get("table", "configs"), model=opts.get("model", "llama-2-7b"),
+                              batch=opts.get("batch", 4), hardware=opts.get("hardware", "h100-sxm"),
+                              precision=opts.get("precision", "bf16"))
+    except RooflineError as exc:
+        raise _fence_error(fences, language, source, opts, exc) from None
+    return _markdown.markdown(table.as_markdown(), extensions=["tables"])
+
+
+def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
+                  hardware: str = "h100-sxm", precision: str = "bf16"):
+    """The budget's headline figures as a Table value (Markdown/CSV/JSON alike)."""
+    from ..render.table import Column, Table
+    from ..transformer import get_model
+
+    catalog = default_catalog()
+    hw = catalog[hardware]
+    b = catalog.precision(precision).bytes_per_element
+    cfg = get_model(model)
+    if not (isinstance(batch, int) and batch > 0):
+        raise RooflineError(f"must be a positive integer, got {batch!r}", field="batch")
+    if kind == "configs":
+        rows = []
+        for phase in PHASES:
+            n = batch if phase == "train" else BATCHES[phase][-2 if phase == "decode" else 0]
+            for label, fz in (("none", ()), ("FlashAttention", ("flash",)), ("all four", FUSIONS)):
+                bg = budget(cfg, phase, n, SEQ[phase], hw, precision, b, frozenset(fz))
+                rows.append({"phase": phase, "batch": f"{n} × {SEQ[phase]:,}", "fused": label,
+                             "step_time_s": bg.step_time_s, "bytes": bg.bytes,
+                             "bound": bg.mfu_upper_bound, "estimate": bg.mfu_estimate})
+        cols = (Column("phase", "Phase"), Column("batch", "Batch × tokens"),
+                Column("fused", "Fused"),
+                Column("step_time_s", "Step at the roofline", fmt.seconds, "right"),
+                Column("bytes", "HBM traffic", fmt.capacity, "right"),
+                Column("bound", "MFU upper bound", lambda x: fmt.percent(x, 3), "right"),
+                Column("estimate", "After overheads", lambda x: fmt.percent(x, 3), "right"))
+        return Table(cols, tuple(rows))
+    if kind == "fusions":
+        base = budget(cfg, "train", batch, SEQ["train"], hw, precision, b)
+        rows = []
+        for f in FUSIONS:
+            bg = budget(cfg, "train", batch, SEQ["train"], hw, precision, b, frozenset({f}))
+            rows.append({"fusion": FUSION_LABELS[f], "saved": bg.bytes_saved()[f],
+                         "share": bg.bytes_saved()[f] / base.bytes,
+                         "kernels": base.launches - bg.launches,
+                         "bound": bg.mfu_upper_bound - base.mfu_upper_bound})
+        cols = (Column("fusion", "Fusion (alone)"),
+                Column("saved", "Bytes kept off HBM per step", fmt.capacity, "right"),
+                Column("share", "of all traffic", fmt.percent, "right"),
+                Column("kernels", "Kernels fewer", lambda x: f"{x:,}", "right"),
+                Column("bound", "MFU bound gain", lambda x: f"+{fmt.num(x * 100, 3)} pt",
+                       "right"))
+        return Table(cols, tuple(rows))
+    raise unknown_id("table", kind, ["configs", "fusions"], field="table")

@@ -188,7 +188,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
 
 # ---------------------------------------------------------------- ```roofline-measurement
 
-TABLES = ("summary", "ceilings", "stream", "ops", "machine")
+TABLES = ("summary", "verdict", "ceilings", "stream", "ops", "machine")
 
 
 def measurement_fence(source: str, language: str, class_name: str, options_: dict, md,
@@ -196,7 +196,7 @@ def measurement_fence(source: str, language: str, class_name: str, options_: dic
     """```roofline-measurement: a table of a measurement, built from its JSON at build time.
 
         file: measurement-build-machine.json   # package data, or a path under docs/
-        show: ops                              # summary | ceilings | stream | ops | machine
+        show: ops            # summary | verdict | ceilings | stream | ops | machine
     """
     from ..fences import fail, options
     from ..measure import tables
@@ -215,6 +215,8 @@ def measurement_fence(source: str, language: str, class_name: str, options_: dic
         raise fail(fence, source, str(exc), "file") from None
     if opts["show"] == "summary":
         return f'<p class="roofline-measurement-summary">{html.escape(summary_text(doc))}</p>'
+    if opts["show"] == "verdict":
+        return f'<p class="roofline-measurement-verdict">{html.escape(tables.verdict_text(doc))}</p>'
     if opts["show"] == "machine":
         return tables.html_table(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,

@@ -32,21 +32,24 @@ AI_MIN, AI_MAX = 0.01, 10_000.0
 CEILINGS = ("sram", "l2", "hbm", "host", "scaleup", "vector")
 CEILING_COLORS = {"sram": "#8e6bd8", "l2": "#2a9d8f", "hbm": "#2f7fd8", "host": "#c98a12",
                   "scaleup": "#d0508f", "vector": "#7a8290"}
+# Short names keep the slope labels clear of the next line down (the tier's full name is in the
+# catalog tables).
+CEILING_NAMES = {"sram": "SRAM", "l2": "L2", "host": "Host link", "scaleup": "GPU-GPU"}
 ROOF_COLOR = "#2f7fd8"
 MEMORY_COLOR, COMPUTE_COLOR = "#d1352b", "#2e9e48"
 HEIGHT_MIN, HEIGHT_MAX = 240, 1200
 
-_WIDGET_CSS = InlineStyleSheet(css="""
+_WIDGET_CSS = """
 :host { --background-color: var(--md-default-bg-color, #fff);
         color: var(--md-default-fg-color, inherit); }
 .bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
             border-color: var(--md-default-fg-color--lighter, #bbb); }
-""")
-_VERDICT_CSS = InlineStyleSheet(css="""
+"""
+_VERDICT_CSS = """
 :host { padding: 0.35em 0.7em; border-radius: 4px; font-weight: 600; color: #fff; }
 :host(.rl-memory) { background: #b42318; }
 :host(.rl-compute) { background: #1a7f37; }
-""")
+"""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ def payload(opts: Options, catalog: Catalog, zoo: OpZoo) -> dict:
                 for op_id in op_ids},
         "ceilings": list(opts.ceilings),
         "colors": dict(CEILING_COLORS),
+        "names": dict(CEILING_NAMES),
         "x": [AI_MIN, AI_MAX],
         "url": opts.url_state,
     }
@@ -267,8 +271,9 @@ def _build(opts: Options, data: dict):
     ceil_src = ColumnDataSource(name="ceilings", data=_ceilings(hw, prec, data))
     fig.multi_line(xs="xs", ys="ys", line_color="color", line_width=2, line_dash="dashed",
                    source=ceil_src)
+    # Slope labels sit just under their line: a rising line leaves the text's right end clear.
     fig.add_layout(LabelSet(x="lx", y="ly", text="text", source=ceil_src, text_color="color",
-                            text_font_size="12px", y_offset=3, x_offset=2))
+                            text_font_size="11px", y_offset=-5, x_offset=2, text_baseline="top"))
 
     vec = _vector(hw, bw, x0, x1)
     vec_src = ColumnDataSource(name="vector-roof-line", data={"x": vec["x"], "y": vec["y"]})
@@ -286,8 +291,8 @@ def _build(opts: Options, data: dict):
     fig.line("x", "y", source=roof_src, line_color=ROOF_COLOR, line_width=3)
     roof_label_src = ColumnDataSource(name="roof-labels", data=_roof_labels(hw, prec, x0, x1))
     fig.add_layout(LabelSet(x="x", y="y", text="text", source=roof_label_src,
-                            text_align="align", text_font_size="12px", y_offset=5, x_offset=2,
-                            text_color=ROOF_COLOR))
+                            text_align="align", text_baseline="baseline", text_font_size="12px",
+                            y_offset="dy", x_offset=2, text_color=ROOF_COLOR))
 
     ridge_span = Span(name="ridge", location=ridge, dimension="height", line_dash="dashed",
                       line_width=1.5, line_color="#7a8290", tags=["ink-muted"])
@@ -316,29 +321,31 @@ def _build(opts: Options, data: dict):
     fig.scatter("x", "y", source=marker_src, size=16, fill_color="color", line_color="#ffffff",
                 line_width=2, marker="circle")
 
+    # Stylesheets are models: one set per layout, as a model belongs to one document only.
+    widget_css = InlineStyleSheet(css=_WIDGET_CSS)
     hardware = Select(name="hardware", title="Hardware", value=opts.hardware,
                       options=[(k, v["name"]) for k, v in data["hardware"].items()],
-                      width=240, stylesheets=[_WIDGET_CSS])
+                      width=240, stylesheets=[widget_css])
     precision = Select(name="precision", title="Precision", value=prec,
                        options=[(p, data["precisions"][p]["label"]) for p in hw["precisions"]],
-                       width=200, stylesheets=[_WIDGET_CSS])
+                       width=200, stylesheets=[widget_css])
     presets = Select(name="presets", title="Op preset", value=opts.op or "custom",
                      options=[("custom", "(slider value)")]
                      + [(i, f"{i} — {ops[i]['label']}") for i in op_ids],
-                     width=240, stylesheets=[_WIDGET_CSS])
+                     width=240, stylesheets=[widget_css])
     vector = Checkbox(name="vector-roof", label=_vector_toggle_label(hw), active=vector_on,
-                      disabled=hw["vector"] is None, stylesheets=[_WIDGET_CSS],
+                      disabled=hw["vector"] is None, stylesheets=[widget_css],
                       align="end")
     slider = Slider(name="ai-slider", title="Arithmetic intensity (FLOP/byte)",
                     start=math.log10(x0), end=math.log10(x1), step=0.01,
                     value=math.log10(ai), sizing_mode="stretch_width",
                     format=CustomJSTickFormatter(code=SLIDER_FORMAT.read_text(encoding="utf-8")),
-                    stylesheets=[_WIDGET_CSS])
+                    stylesheets=[widget_css])
     readout = Div(name="readout", text=readout_text(hw, prec, ai, opts.op, ops),
                   render_as_text=True, sizing_mode="stretch_width",
                   html_attributes={"aria-live": "polite", "role": "status"})
     verdict_div = Div(name="verdict", text=verdict, render_as_text=True,
-                      css_classes=[f"rl-{bound}"], stylesheets=[_VERDICT_CSS],
+                      css_classes=[f"rl-{bound}"], stylesheets=[InlineStyleSheet(css=_VERDICT_CSS)],
                       html_attributes={"aria-live": "polite"})
 
     callback = CustomJS.from_file(
@@ -409,7 +416,7 @@ def _ceilings(hw: dict, prec: str, data: dict) -> dict:
         out["color"].append(data["colors"][kind])
         out["lx"].append(x0 * 1.3)
         out["ly"].append(x0 * 1.3 * tier["bw"] / 1e12)
-        out["text"].append(f"{tier['name']} {fmt.bandwidth(tier['bw'])}")
+        out["text"].append(f"{CEILING_NAMES[kind]} {fmt.bandwidth(tier['bw'])}")
     return out
 
 
@@ -427,7 +434,7 @@ def _roof_labels(hw: dict, prec: str, x0: float, x1: float) -> dict:
     label = prec.upper()
     return {"x": [x1, x0 * 1.3], "y": [peak / 1e12, x0 * 1.3 * bw / 1e12],
             "text": [f"{label} roof {fmt.tflops(peak)}", f"{hw['hbm']} {fmt.bandwidth(bw)}"],
-            "align": ["right", "left"]}
+            "align": ["right", "left"], "baseline": ["bottom", "top"], "dy": [5, -5]}
 
 
 def _points(ops: dict, op_ids: list[str], prec: str, peak: float, bw: float,

@@ -226,7 +226,7 @@ function ceilingData(hw, prec, P) {
     out.color.push(P.colors[kind]);
     out.lx.push(x0 * 1.3);
     out.ly.push(x0 * 1.3 * tier.bw / 1e12);
-    out.text.push(`${tier.name} ${bandwidth(tier.bw)}`);
+    out.text.push(`${P.names[kind]} ${bandwidth(tier.bw)}`);
   }
   return out;
 }
@@ -300,7 +300,7 @@ export default function (args, obj) {
   args.roof_labels.data = {
     x: [x1, x0 * 1.3], y: [peak / 1e12, x0 * 1.3 * bw / 1e12],
     text: [`${prec.toUpperCase()} roof ${tflops(peak)}`, `${hw.hbm} ${bandwidth(bw)}`],
-    align: ["right", "left"],
+    align: ["right", "left"], baseline: ["bottom", "top"], dy: [5, -5],
   };
   const [y0, y1] = yRange(hw, prec, P);
   args.fig.y_range.setv({ start: y0, end: y1 });

@@ -1,0 +1,79 @@
+"""`roofline export`: a folder of embeddable roofline pages sharing one copy of BokehJS, plus
+snippets.html with the <iframe> code for each page."""
+
+from __future__ import annotations
+
+import argparse
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ASSETS = "roofline-assets"
+IFRAME_HEIGHT_PX = 720
+
+
+@dataclass(frozen=True)
+class View:
+    slug: str
+    title: str
+    options: dict = field(default_factory=dict)
+
+
+VIEWS = (
+    View("roofline-h100-bf16", "The H100 SXM roofline at BF16, with the lesson's op zoo",
+         {"hardware": "h100-sxm", "precision": "bf16", "ai": 2}),
+    View("roofline-h100-fp8", "The H100 SXM roofline at FP8: the ridge doubles",
+         {"hardware": "h100-sxm", "precision": "fp8", "ai": 2}),
+    View("roofline-a100-bf16", "The A100 SXM 80GB roofline at BF16",
+         {"hardware": "a100-sxm-80gb", "precision": "bf16", "ai": 2}),
+    View("roofline-h100-hierarchy", "The H100 memory hierarchy as ceilings on one roofline",
+         {"hardware": "h100-sxm", "precision": "bf16",
+          "ceilings": ["sram", "hbm", "scaleup", "host", "vector"], "ops": ["gemm-train",
+                                                                            "rmsnorm"]}),
+)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("export", help="write embeddable roofline pages and their <iframe> snippets")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--assets-only", action="store_true",
+                   help="only the BokehJS bundles and the loader (e.g. for a Zensical docs dir)")
+
+
+def iframe(view: View, src: str) -> str:
+    return (f'<iframe src="{html.escape(src)}" title="{html.escape(view.title)}" width="100%" '
+            f'height="{IFRAME_HEIGHT_PX}" loading="lazy" style="border:0"></iframe>')
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..fences import CONTROLS_HEIGHT_PX
+    from ..plot import assets
+    from ..plot.embed import block, page
+    from ..plot.widget import figure
+
+    out: Path = args.out
+    files = assets.write_assets(out / ASSETS, stable_loader=True)
+    if args.assets_only:
+        for f in files:
+            print(f)
+        return 0
+    loader = f"{ASSETS}/{assets.loader_name()}"
+    snippets = []
+    for view in VIEWS:
+        layout = figure(**view.options)
+        body = f"<h1>{html.escape(view.title)}</h1>\n" + block(
+            layout, height_px=400 + CONTROLS_HEIGHT_PX, label=view.title)
+        path = out / f"{view.slug}.html"
+        path.write_text(page(body, title=view.title, script_src=loader), encoding="utf-8")
+        snippets.append((view, iframe(view, f"{view.slug}.html")))
+    items = "\n".join(
+        f"<section>\n<h2>{html.escape(v.title)}</h2>\n<pre><code>{html.escape(code)}</code></pre>\n"
+        f"{code}\n</section>" for v, code in snippets)
+    intro = ("<h1>Roofline plots to embed</h1>\n<p>Copy this folder next to your page (keep "
+             f"<code>{ASSETS}/</code> beside the pages) and paste a snippet; change "
+             "<code>src</code> if the folder lives elsewhere.</p>")
+    (out / "snippets.html").write_text(page(intro + "\n" + items, title="Roofline snippets",
+                                            script_src=loader),
+                                       encoding="utf-8")
+    print(f"wrote {len(VIEWS)} pages, snippets.html and {ASSETS}/ to {out}")
+    return 0
