@@ -94,8 +94,11 @@ def _types(t: type | tuple[type, ...]) -> tuple[type, ...]:
 
 
 def _type_names(t: type | tuple[type, ...]) -> str:
+    types = _types(t)
+    if set(types) == {int, float}:
+        return "a number"
     names = {str: "text", int: "an integer", float: "a number", list: "a list", bool: "true/false"}
-    return " or ".join(names.get(x, x.__name__) for x in _types(t))
+    return " or ".join(names.get(x, x.__name__) for x in types)
 
 
 # ---------------------------------------------------------------- ```roofline
@@ -144,6 +147,8 @@ def roofline_fence(source: str, language: str, class_name: str, options_: dict, 
 FENCES: dict[str, Formatter] = {
     "roofline": roofline_fence,
     "roofline-measurement": lazy("roofline.plot.measured", "measurement_fence"),
+    "roofline-budget": lazy("roofline.plot.budget", "budget_fence"),
+    "roofline-budget-table": lazy("roofline.plot.budget", "budget_table_fence"),
 }
 
 

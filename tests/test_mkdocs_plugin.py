@@ -1,0 +1,69 @@
+"""Another MkDocs site using only `plugins: [search, roofline]` gets a working, offline plot."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import build_site, screenshot
+from roofline.plot import assets
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("plugin-site") / "site"
+    proc = build_site(dest, config=FIXTURES / "plugin-site" / "mkdocs.yml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return dest
+
+
+def test_bokehjs_and_loader_ship_with_the_site(plugin_site):
+    shipped = sorted(p.name for p in (plugin_site / assets.ASSET_DIR).iterdir())
+    assert shipped == sorted([a.name for a in assets.bokeh_assets()] + [assets.loader_name()])
+    for a in assets.bokeh_assets():
+        assert (plugin_site / assets.ASSET_DIR / a.name).read_bytes() == a.path.read_bytes()
+
+
+def test_page_has_the_block_and_loads_only_local_scripts(plugin_site):
+    html = (plugin_site / "index.html").read_text(encoding="utf-8")
+    assert html.count('class="roofline-block"') == 1
+    assert f'src="{assets.ASSET_DIR}/{assets.loader_name()}"' in html
+    srcs = re.findall(r'<script[^>]+src="([^"]+)"', html)
+    assert srcs and not [s for s in srcs if s.startswith(("http:", "https:", "//"))], srcs
+
+
+def test_build_is_byte_identical(plugin_site, tmp_path):
+    again = tmp_path / "again"
+    proc = build_site(again, config=FIXTURES / "plugin-site" / "mkdocs.yml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (again / "index.html").read_bytes() == (plugin_site / "index.html").read_bytes()
+
+
+def test_bad_fence_fails_the_build_naming_page_line_and_key(tmp_path):
+    proc = build_site(tmp_path / "site", config=FIXTURES / "plugin-site-bad" / "mkdocs.yml")
+    assert proc.returncode != 0
+    assert "broken.md:7: ```roofline fence: key 'precison': unknown option" in proc.stderr, \
+        proc.stderr[-3000:]
+
+
+@pytest.mark.browser
+def test_fixture_plot_renders_from_file_with_no_outside_request(plugin_site, open_page):
+    w = open_page((plugin_site / "index.html").as_uri())
+    page = w.page
+    page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=20000)
+    canvas = page.locator(".roofline-block canvas").first  # Playwright pierces shadow roots
+    box = canvas.bounding_box()
+    assert box and box["width"] > 300 and box["height"] > 300, box
+    size = page.evaluate("""() => {
+        const doc = window.roofline.documents[0];
+        return {ridge: doc.get_model_by_name('verdict').text,
+                h: document.querySelector('.roofline-target').getBoundingClientRect().height};
+    }""")
+    assert "ridge at 153 FLOP/byte" in size["ridge"]  # the fence asked for the A100
+    assert size["h"] > 500
+    screenshot(page, "plugin-fixture")
+    w.assert_clean()
