@@ -1,0 +1,139 @@
+"""The built site in Debian Chromium, over http and from file://: no request leaves the
+machine, no console errors, offline search, checkpoint answers that reveal, the downloadable
+zip working from wherever it is unpacked, and a print-to-PDF with every section."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+import zlib
+
+import pytest
+
+from conftest import screenshot
+from roofline.site.build import ZIP_ROOT, ZIP_URI
+from site_helpers import LESSON, read_main
+
+pytestmark = pytest.mark.browser
+
+
+def _pages(site, scheme: str = "http"):
+    """Every page; from file:// all but 404.html, which MkDocs writes with root-absolute URLs
+    because only a web server ever shows it."""
+    return sorted(rel for p in site.rglob("*.html")
+                  if not (rel := p.relative_to(site).as_posix()).startswith("assets/")
+                  and not (scheme == "file" and rel == "404.html"))
+
+
+def _url(site, server, scheme: str, rel: str) -> str:
+    return f"{server.url}{rel}" if scheme == "http" else (site / rel).as_uri()
+
+
+def _settle(w) -> None:
+    """Scroll through the page so lazily loaded parts (the plot) load, then let them run."""
+    w.page.wait_for_load_state("load")
+    w.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    w.page.wait_for_timeout(300)
+    if w.page.locator(".roofline-item").count():
+        w.page.locator(".roofline-item").first.evaluate("e => e.parentElement.scrollIntoView()")
+        w.page.wait_for_selector("canvas", timeout=15000)
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_every_page_clean(built_site, site_server, open_page, scheme):
+    pages = _pages(built_site, scheme)
+    assert LESSON in pages and "index.html" in pages and "hardware.html" in pages
+    for rel in pages:
+        w = open_page(_url(built_site, site_server, scheme, rel))
+        _settle(w)
+        assert w.external == [], (rel, w.external)
+        assert w.errors == [], (rel, w.errors)
+
+
+def _search(w, term: str) -> list[str]:
+    w.page.locator("label.md-search__icon, .md-search__input").first.click()
+    # typed key by key: Material's search listens to keyboard input, not to a pasted value
+    w.page.locator("input.md-search__input").press_sequentially(term, delay=30)
+    w.page.wait_for_selector(".md-search-result__item", timeout=15000)
+    return w.page.locator(".md-search-result__item").all_inner_texts()
+
+
+def test_search_finds_ridge_offline(built_site, open_page):
+    w = open_page((built_site / "index.html").as_uri())
+    hits = _search(w, "ridge")
+    assert any("ridge" in h.lower() for h in hits), hits
+    w.assert_clean()
+
+
+def test_checkpoint_answers_reveal(built_site, open_page):
+    w = open_page((built_site / LESSON).as_uri())
+    first = w.page.locator(".rl-checkpoint details").first
+    answer = first.locator("p").first
+    assert not answer.is_visible()
+    first.locator("summary").click()
+    assert answer.is_visible()
+    assert re.search(r"\d", answer.inner_text())
+    w.assert_clean()
+
+
+def test_zip_unpacked_elsewhere_works_offline(built_site, tmp_path, open_page):
+    with zipfile.ZipFile(built_site / ZIP_URI) as zf:
+        zf.extractall(tmp_path)
+    root = tmp_path / ZIP_ROOT
+    w = open_page((root / "index.html").as_uri())
+    w.page.click(f'a[href="{LESSON}"] >> nth=0')
+    w.page.wait_for_load_state("load")
+    assert w.page.url.startswith(root.as_uri())
+    assert "GPUs — the hardware" in w.page.title()
+    _settle(w)
+    hits = _search(w, "ridge")
+    assert hits
+    w.assert_clean()
+
+
+def _pdf_outline(data: bytes) -> list[str]:
+    chunks = [data]
+    for m in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S):
+        try:
+            chunks.append(zlib.decompress(m.group(1)))
+        except zlib.error:
+            pass
+    titles = []
+    for raw in re.findall(rb"/Title\s*(\((?:\\.|[^\\)])*\)|<[0-9A-Fa-f]+>)", b"\n".join(chunks)):
+        if raw.startswith(b"<"):
+            b = bytes.fromhex(raw[1:-1].decode())
+            titles.append(b.decode("utf-16") if b[:2] in (b"\xfe\xff", b"\xff\xfe") else
+                          b.decode("latin-1"))
+        else:
+            titles.append(raw[1:-1].decode("latin-1"))
+    return titles
+
+
+def test_print_to_pdf_has_every_section(built_site, open_page):
+    w = open_page((built_site / LESSON).as_uri())
+    _settle(w)
+    w.page.emulate_media(media="print")
+    assert not w.page.locator(".md-sidebar--primary").is_visible()
+    assert not w.page.locator(".md-header").is_visible()
+    data = w.page.pdf(format="A4", outline=True, tagged=True)
+    assert data.startswith(b"%PDF")
+    outline = _pdf_outline(data)
+    headings = [h for tag, h in read_main(built_site / LESSON).headings if tag in ("h1", "h2")]
+    assert len(headings) == 11
+    for h in headings:
+        assert any(h in t for t in outline), (h, outline)
+    w.assert_clean()
+
+
+@pytest.mark.parametrize("name, width, scheme", [("lesson-light", 1280, "light"),
+                                                 ("lesson-dark", 1280, "dark"),
+                                                 ("lesson-412", 412, "light")])
+def test_lesson_screenshots(built_site, open_page, name, width, scheme):
+    w = open_page((built_site / LESSON).as_uri(), width=width, scheme=scheme)
+    w.page.wait_for_load_state("load")
+    expected = "slate" if scheme == "dark" else "default"
+    assert w.page.get_attribute("body", "data-md-color-scheme") == expected
+    screenshot(w.page, name)
+    w.page.locator('[id="1-the-memory-hierarchy-a-bandwidth-cliff"]').scroll_into_view_if_needed()
+    screenshot(w.page, f"{name}-tiers")
+    w.assert_clean()
