@@ -480,8 +480,9 @@ def budget_fence(source: str, language: str, class_name: str, options_: dict, md
 def budget_table_fence(source: str, language: str, class_name: str, options_: dict, md,
                        **kwargs) -> str:
     """```roofline-budget-table: a static table of budget figures (the text alternative).
-    table: configs (train/prefill/decode, unfused, FlashAttention only, all fused) or fusions
-    (bytes each fusion keeps off HBM in a training step)."""
+    table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
+    (bytes each fusion keeps off HBM in a training step) or ceilings (the chip's roofs and
+    diagonals with their sources)."""
     import markdown as _markdown
 
     from .. import fences
@@ -540,4 +541,29 @@ def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
                 Column("bound", "MFU bound gain", lambda x: f"+{fmt.num(x * 100, 3)} pt",
                        "right"))
         return Table(cols, tuple(rows))
-    raise unknown_id("table", kind, ["configs", "fusions"], field="table")
+    if kind == "ceilings":
+        return ceilings_table(hw, catalog)
+    raise unknown_id("table", kind, ["configs", "fusions", "ceilings"], field="table")
+
+
+def ceilings_table(hw, catalog: Catalog):
+    """Every roof and diagonal of one chip with its figure's source (for the hierarchy plot)."""
+    from ..render.table import Column, Table
+
+    rows = []
+    for p, peak in hw.peaks.items():
+        label = catalog.precision(p).label
+        rows.append({"ceiling": f"{label} roof" if peak.unit in label.lower()
+                     else f"{label} {peak.unit} roof",
+                     "value": fmt.tflops(peak.flops_per_s), "basis": peak.basis,
+                     "source": catalog.sources[peak.source].title})
+    for t in hw.tiers:
+        if t.kind == "registers":
+            continue
+        rows.append({"ceiling": f"{t.name} diagonal",
+                     "value": (fmt.bandwidth(t.bandwidth_bytes_per_s)
+                               if t.bandwidth_bytes_per_s else "not published: no diagonal"),
+                     "basis": t.basis, "source": catalog.sources[t.source].title})
+    cols = (Column("ceiling", "Ceiling"), Column("value", "Figure", align="right"),
+            Column("basis", "Basis"), Column("source", "Source"))
+    return Table(cols, tuple(rows))
