@@ -1,0 +1,112 @@
+"""`roofline plot` and `roofline export`: standalone files that work from file://, and an iframe
+snippet that works pasted into a bare HTML page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import screenshot
+from roofline.cli import main
+from roofline.commands import COMMANDS
+from roofline.commands.export import ASSETS, VIEWS
+from roofline.plot import assets
+
+
+def test_commands_are_registered():
+    assert {"plot", "export"} <= set(COMMANDS)
+
+
+@pytest.fixture(scope="module")
+def plot_file(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("plot") / "h100.html"
+    assert main(["plot", "--hardware", "h100-sxm", "--precision", "bf16",
+                 "--ops", "rmsnorm,gemm-train", "-o", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def export_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("export")
+    assert main(["export", "--out", str(out)]) == 0
+    return out
+
+
+def test_plot_is_one_self_contained_file(plot_file):
+    html = plot_file.read_text(encoding="utf-8")
+    assert not re.findall(r'<script[^>]+src=', html)
+    markup = re.sub(r"<script[^>]*>.*?</script>", "", html, flags=re.S)  # BokehJS's own text aside
+    assert not re.findall(r'(href|src)="https?:', markup)
+    assert "Bokeh" in html and 'class="roofline-block"' in html
+
+
+def test_plot_is_deterministic(plot_file, tmp_path):
+    again = tmp_path / "again.html"
+    main(["plot", "--hardware", "h100-sxm", "--precision", "bf16", "--ops", "rmsnorm,gemm-train",
+          "-o", str(again)])
+    assert again.read_bytes() == plot_file.read_bytes()
+
+
+def test_plot_rejects_bad_ids(tmp_path, capsys):
+    assert main(["plot", "--hardware", "h1000", "-o", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown hardware 'h1000'" in err and err.count("\n") == 1
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_export_shares_one_copy_of_bokehjs(export_dir):
+    pages = sorted(p.name for p in export_dir.glob("*.html"))
+    assert pages == sorted([f"{v.slug}.html" for v in VIEWS] + ["snippets.html"])
+    shipped = sorted(p.name for p in (export_dir / ASSETS).iterdir())
+    assert shipped == sorted([a.name for a in assets.bokeh_assets()]
+                             + [assets.loader_name(), assets.STABLE_LOADER])
+    for v in VIEWS:
+        html = (export_dir / f"{v.slug}.html").read_text(encoding="utf-8")
+        assert f'src="{ASSETS}/{assets.loader_name()}"' in html
+        assert "Bokeh.version" not in html  # BokehJS is not inlined in exported pages
+    snippets = (export_dir / "snippets.html").read_text(encoding="utf-8")
+    for v in VIEWS:
+        assert f'&lt;iframe src=&quot;{v.slug}.html&quot;' in snippets
+
+
+def _ready(w, timeout=20000):
+    w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=timeout)
+    return w.page.evaluate("() => window.roofline.documents[0].get_model_by_name('verdict').text")
+
+
+@pytest.mark.browser
+def test_plot_file_renders_from_disk(plot_file, open_page):
+    w = open_page(plot_file.as_uri())
+    assert "ridge at 295 FLOP/byte" in _ready(w)
+    screenshot(w.page, "plot-file")
+    w.assert_clean()
+
+
+@pytest.mark.browser
+def test_every_exported_page_renders_from_disk(export_dir, open_page):
+    for v in VIEWS:
+        w = open_page((export_dir / f"{v.slug}.html").as_uri())
+        assert "FLOP/byte" in _ready(w)
+        if v.slug.endswith("hierarchy"):
+            screenshot(w.page, "export-hierarchy")
+        w.assert_clean()
+
+
+@pytest.mark.browser
+def test_iframe_snippet_works_in_a_bare_page(export_dir, open_page):
+    snippets = (export_dir / "snippets.html").read_text(encoding="utf-8")
+    code = re.search(r'<pre><code>(&lt;iframe src=&quot;roofline-h100-fp8.html.*?)</code></pre>',
+                     snippets).group(1)
+    import html as html_mod
+    bare = export_dir / "bare.html"
+    bare.write_text(f"<!DOCTYPE html><title>bare</title><p>Someone's page.</p>\n"
+                    f"{html_mod.unescape(code)}\n", encoding="utf-8")
+    w = open_page(bare.as_uri())
+    frame = w.page.frame_locator("iframe")
+    frame.locator(".roofline-block[data-roofline-state=ready]").wait_for(timeout=20000)
+    text = w.page.frames[1].evaluate(
+        "() => window.roofline.documents[0].get_model_by_name('verdict').text")
+    assert "ridge at 591 FLOP/byte" in text  # the FP8 view
+    w.assert_clean()
