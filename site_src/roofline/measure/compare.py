@@ -99,3 +99,29 @@ def op_checks(doc: dict) -> list[OpCheck]:
                            op.get("implementation", ""), compute_peak(doc, op["precision"]),
                            bw, t["median"], t["min"], t["max"]))
     return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the op table says, in numbers: how far above its bound each group of ops lands."""
+    total: int
+    beaten: tuple[str, ...]            # ops measured faster than their lower bound
+    exact: tuple[float, float] | None  # memory-bound ops whose code moves the model's bytes
+    unfused: tuple[float, float] | None  # memory-bound ops that make extra passes
+    unfused_traffic: tuple[float, float] | None  # their numpy bytes ÷ model bytes
+    compute: tuple[float, float] | None  # compute-bound ops
+
+
+def _span(values: list[float]) -> tuple[float, float] | None:
+    return (min(values), max(values)) if values else None
+
+
+def verdict(doc: dict) -> Verdict:
+    checks = op_checks(doc)
+    memory = [c for c in checks if c.bound == "memory"]
+    exact = [c for c in memory if c.traffic_factor is not None and c.traffic_factor <= 1.01]
+    unfused = [c for c in memory if c.traffic_factor is not None and c.traffic_factor > 1.01]
+    return Verdict(len(checks), tuple(c.id for c in checks if c.ratio < 1),
+                   _span([c.ratio for c in exact]), _span([c.ratio for c in unfused]),
+                   _span([c.traffic_factor for c in unfused]),
+                   _span([c.ratio for c in checks if c.bound == "compute"]))

@@ -51,18 +51,19 @@ def stream_sizes(plan: Plan, sizes: dict[str, int]) -> list[int]:
 
 
 def stream_kernels(plan: Plan, sizes: dict[str, int], threads: int = 1) -> list[Kernel]:
-    """Each size on one thread (as numpy's own ufuncs run); sizes past the last-level cache
+    """STREAM's four kernels plus a read-only sum, each size on one thread (as numpy's own ufuncs run); sizes past the last-level cache
     also on `threads` threads, each streaming its own slice: one core rarely saturates DRAM,
     and the BLAS behind GEMV uses every core, so the memory roof must be the all-core one."""
     kernels = []
     llc = max(sizes.values())
     for working_set in stream_sizes(plan, sizes):
-        n = max(1, working_set // (3 * F64.itemsize))
         counts = (1, threads) if threads > 1 and working_set > llc else (1,)
-        # (kernel, arrays STREAM counts, arrays numpy actually streams)
         for t in counts:
-            for name, counted, streamed in (("copy", 2, 2), ("scale", 2, 2), ("add", 3, 3),
-                                            ("triad", 3, 5)):
+            # (kernel, arrays STREAM counts, arrays numpy actually streams); every kernel's
+            # arrays together fill the same working set, so a row is one level of the hierarchy
+            for name, counted, streamed in (("read", 1, 1), ("copy", 2, 2), ("scale", 2, 2),
+                                            ("add", 3, 3), ("triad", 3, 5)):
+                n = max(1, working_set // (counted * F64.itemsize))
                 ws = counted * n * F64.itemsize
                 kernels.append(Kernel("stream", f"{name} {_mib(ws)} ×{t} thread{'s' * (t > 1)}",
                                       _stream_maker(name, n, t), {
@@ -81,7 +82,10 @@ def _stream_maker(name: str, n: int, threads: int) -> Callable[[], Callable[[], 
             # numpy cannot fuse b + s·c: two passes, the first writes a, the second re-reads it
             np.multiply(c, scalar, out=a)
             np.add(a, b, out=a)
-        return {"copy": lambda: np.copyto(c, a),
+        # read: a max-reduction streams a once and stores nothing, so no write-allocate traffic either:
+        # the memory system's read rate, which a GEMV (all loads) can reach and copy cannot.
+        return {"read": lambda: np.maximum.reduce(a),
+                "copy": lambda: np.copyto(c, a),
                 "scale": lambda: np.multiply(c, scalar, out=b),
                 "add": lambda: np.add(a, b, out=c),
                 "triad": triad}[name]

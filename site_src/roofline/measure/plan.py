@@ -15,8 +15,8 @@ KiB, MiB = 1024, 1024 * 1024
 class Plan:
     name: str
     method: Method
-    # STREAM working sets (bytes of the three triad arrays together); the DRAM sizes are
-    # derived from the last-level cache at run time (see cpu.stream_sizes).
+    # STREAM working sets (bytes of one kernel's arrays together); the DRAM sizes are
+    # multiples of the last-level cache, found at run time (see cpu.stream_sizes).
     stream_cache_sets: tuple[int, ...]
     dram_multiples: tuple[int, ...]   # × last-level cache size
     matmul_n: tuple[int, ...]

@@ -6,7 +6,7 @@ import html
 
 from .. import fmt
 from ..render.table import Column, Table
-from .compare import op_checks
+from .compare import op_checks, verdict
 
 LEVEL_ORDER = {"L1": 0, "L2": 1, "L2-GPU": 1, "L3": 2, "between": 3, "DRAM": 4, "HBM": 4}
 
@@ -16,21 +16,21 @@ def _ratio(x: float) -> str:
 
 
 def stream_table(doc: dict) -> Table:
-    """One row per working set and thread count, one column per kernel: the plateaus."""
+    """One row per working set (all of a kernel's arrays) and thread count, one column per
+    kernel: the plateaus."""
     rows: dict[tuple, dict] = {}
     for s in doc["stream"]:
-        n = s["elements"]
-        key = (LEVEL_ORDER.get(s["level"], 9), n, s["threads"])
-        arrays = 2 if s["kernel"] in ("copy", "scale") else 3
+        ws = s["working_set_bytes"]
+        key = (LEVEL_ORDER.get(s["level"], 9), round(ws, -3), s["threads"])
         row = rows.setdefault(key, {"level": s["level"], "threads": s["threads"],
-                                    "array_bytes": s["working_set_bytes"] / arrays})
+                                    "working_set_bytes": ws})
         row[s["kernel"]] = s["bandwidth_bytes_per_s"]
     bw = lambda x: fmt.bandwidth(x)  # noqa: E731
     return Table(
-        (Column("level", "Where the arrays live"), Column("array_bytes", "Each array",
+        (Column("level", "Where the arrays live"), Column("working_set_bytes", "Arrays together",
                                                           fmt.capacity, "right"),
          Column("threads", "Threads", str, "right"),
-         *(Column(k, k.capitalize(), bw, "right") for k in ("copy", "scale", "add", "triad"))),
+         *(Column(k, k.capitalize(), bw, "right") for k in ("read", "copy", "scale", "add", "triad"))),
         tuple(rows[k] for k in sorted(rows)),
         caption="STREAM-style bandwidth (best of the repeats; bytes counted as STREAM does)")
 
@@ -38,7 +38,8 @@ def stream_table(doc: dict) -> Table:
 def ceilings_table(doc: dict) -> Table:
     c = doc["ceilings"]
     rows = [{"roof": f"Bandwidth, {b['level']}", "value": fmt.bandwidth(b["bandwidth_bytes_per_s"]),
-             "how": f"{b['kernel']}, {b['threads']} thread{'s' * (b['threads'] > 1)}"}
+             "how": b.get("from") or
+             f"{b['kernel']}, {b['threads']} thread{'s' * (b.get('threads', 1) > 1)}"}
             for b in sorted(c["bandwidth"], key=lambda b: LEVEL_ORDER.get(b["level"], 9))]
     rows += [{"roof": f"Compute, {p['precision']}", "value": f"{fmt.si(p['flops_per_s'], 'FLOP/s')}",
               "how": p.get("from", "matmul")} for p in c["compute"]]
@@ -103,3 +104,30 @@ def html_table(table: Table) -> str:
                    for row in table._cells())
     caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
     return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _range(span: tuple[float, float]) -> str:
+    lo, hi = span
+    return _ratio(lo) if fmt.num(lo, 2) == fmt.num(hi, 2) else f"{fmt.num(lo, 2)}–{_ratio(hi)}"
+
+
+def verdict_text(doc: dict) -> str:
+    """The op table in sentences, every number from the measurement."""
+    v = verdict(doc)
+    if not v.beaten:
+        out = [f"All {v.total} ops took at least their model lower bound."]
+    else:
+        out = [f"{v.total - len(v.beaten)} of {v.total} ops took at least their model lower "
+               f"bound; {', '.join(v.beaten)} ran faster, so this run's measured roofs "
+               f"understate the machine (a busy machine spoils the ceiling runs: measure again)."]
+    if v.exact:
+        out.append(f"Memory-bound ops whose numpy code moves exactly the model's bytes land "
+                   f"within {_range(v.exact)} of bytes ÷ measured bandwidth.")
+    if v.unfused:
+        out.append(f"Memory-bound ops that numpy runs as several passes land at "
+                   f"{_range(v.unfused)} of their bound, and their extra passes alone move "
+                   f"{_range(v.unfused_traffic)} the model's bytes.")
+    if v.compute:
+        out.append(f"Compute-bound GEMMs land at {_range(v.compute)} of FLOPs ÷ measured "
+                   f"matmul rate.")
+    return " ".join(out)

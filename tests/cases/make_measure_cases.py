@@ -1,0 +1,51 @@
+"""Regenerate tests/cases/measure_cases.json (a base document, the invalid variants with the
+field each must be rejected at, and the overlay both languages must draw from the base)."""
+import datetime as dt
+import json
+
+from roofline.measure import measure
+from roofline.plot.measured import overlay_data, summary_text, y_bounds
+
+base = measure("cpu", "tiny", label="Case-file machine", progress=False,
+               now=lambda: dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc))
+# Keep the file small: a few samples, no machine details beyond what the schema needs.
+for group in ("stream", "matmul", "ops"):
+    for e in base[group]:
+        e["time_s"]["samples"] = e["time_s"]["samples"][:3]
+        e["time_s"]["min"] = min(e["time_s"]["min"], *e["time_s"]["samples"])
+        e["time_s"]["max"] = max(e["time_s"]["max"], *e["time_s"]["samples"])
+base["machine"] = {"description": "Case-file CPU, 2 CPU cores", "cpu_model": "Case-file CPU",
+                   "logical_cpus": 2, "gpu": None}
+invalid = [
+    {"name": "wrong format", "set": [[["format"], "something-else"]], "field": "format"},
+    {"name": "newer schema", "set": [[["schema_version"], 2]], "field": "schema_version"},
+    {"name": "boolean schema version", "set": [[["schema_version"], True]],
+     "field": "schema_version"},
+    {"name": "ceilings missing", "delete": [["ceilings"]], "field": "ceilings"},
+    {"name": "negative median", "set": [[["stream", 0, "time_s", "median"], -1]],
+     "field": "stream[0].time_s.median"},
+    {"name": "FLOPs as text", "set": [[["ops", 0, "flops"], "lots"]], "field": "ops[0].flops"},
+    {"name": "unknown field", "set": [[["extra"], 1]], "field": "extra"},
+    {"name": "unknown kernel", "set": [[["stream", 0, "kernel"], "memset"]],
+     "field": "stream[0].kernel"},
+    {"name": "spread out of order", "set": [[["stream", 0, "time_s", "min"], 1e9],
+                                            [["stream", 0, "time_s", "max"], 2e9]],
+     "field": "stream[0].time_s"},
+    {"name": "no roof for the memory level", "set": [[["ceilings", "memory_level"], "HBM"]],
+     "field": "ceilings.bandwidth"},
+    {"name": "op without a compute roof", "set": [[["ops", 0, "precision"], "bf16"]],
+     "field": "ops[0].precision"},
+    {"name": "empty label", "set": [[["label"], ""]], "field": "label"},
+    {"name": "no STREAM runs", "set": [[["stream"], []]], "field": "stream"},
+    {"name": "not an object", "replace": [1, 2, 3], "field": "(top level)"},
+]
+x0, x1 = 0.01, 10000.0
+overlay = overlay_data(base, x0, x1)
+cases = {"$comment": __doc__.strip() + " Made by measure('cpu', 'tiny'); regenerate with "
+         "python tests/cases/make_measure_cases.py.",
+         "base": base, "invalid": invalid,
+         "overlay": {"x0": x0, "x1": x1, "expected": overlay, "y_bounds": y_bounds(overlay),
+                     "summary": summary_text(base)}}
+with open("tests/cases/measure_cases.json", "w", encoding="utf-8") as fh:
+    json.dump(cases, fh, indent=1, ensure_ascii=False)
+    fh.write("\n")

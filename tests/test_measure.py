@@ -1,0 +1,365 @@
+"""roofline.measure: the measurement schema (Python half of the case file), the CLI contract,
+the model's costs on every measured op, the ceilings and the predicted-vs-measured maths, and
+the fences that put a measurement on a page. Timings themselves go to BENCHMARKS.md, never
+into assertions."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pymdownx.superfences import SuperFencesException
+
+from roofline import cli, ops as costs
+from roofline.errors import RooflineError
+from roofline.measure import PLANS, load, validate
+from roofline.measure import cpu, gpu, machine
+from roofline.measure.compare import op_checks, verdict
+from roofline.measure.runner import ceilings
+from roofline.measure.schema import schema
+from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_text
+from roofline.measure.timing import Method, Progress, time_call
+from roofline.plot.measured import overlay_data, resolve, summary_text, y_bounds
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = json.loads((ROOT / "tests" / "cases" / "measure_cases.json").read_text(encoding="utf-8"))
+BUNDLED = ROOT / "site_src" / "roofline" / "data" / "measurement-build-machine.json"
+
+
+def mutate(case: dict):
+    if "replace" in case:
+        return case["replace"]
+    doc = copy.deepcopy(CASES["base"])
+    for path, value in case.get("set", []):
+        at = doc
+        for key in path[:-1]:
+            at = at[key]
+        at[path[-1]] = value
+    for path in case.get("delete", []):
+        at = doc
+        for key in path[:-1]:
+            at = at[key]
+        del at[path[-1]]
+    return doc
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """`roofline measure` run once, for real, in a subprocess, at the test suite's size
+    (seconds; its numbers mean little). `--quick` is timed in BENCHMARKS.md, not here."""
+    out = tmp_path_factory.mktemp("measure") / "m.json"
+    proc = subprocess.run([sys.executable, "-m", "roofline", "measure", "--plan", "tiny",
+                           "--out", str(out), "--label", "CI box"],
+                          capture_output=True, text=True, timeout=300)
+    return proc, out
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_run) -> dict:
+    proc, out = tiny_run
+    assert proc.returncode == 0, proc.stderr
+    return load(out)
+
+
+# ---------------------------------------------------------------- the schema
+
+def test_case_base_and_bundled_measurement_are_valid():
+    validate(CASES["base"], where="case base")
+    doc = load(BUNDLED)
+    assert "built on" in doc["label"]
+    assert doc["machine"]["cpu_model"] and doc["created_utc"][:4].isdigit()
+    assert doc["mode"] in ("full", "quick")
+
+
+@pytest.mark.parametrize("case", CASES["invalid"], ids=[c["name"] for c in CASES["invalid"]])
+def test_bad_documents_are_rejected_naming_file_and_field(case):
+    with pytest.raises(RooflineError) as err:
+        validate(mutate(case), where="bad.json")
+    assert err.value.where == "bad.json"
+    assert err.value.field == case["field"]
+    assert str(err.value).startswith(f"bad.json: field '{case['field']}': ")
+
+
+def test_at_least_five_kinds_of_bad_file():
+    assert len({c["field"] for c in CASES["invalid"]}) >= 5
+
+
+def test_bad_files_on_disk_name_the_file(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    with pytest.raises(RooflineError, match=r"broken\.json: not valid JSON"):
+        load(broken)
+    with pytest.raises(RooflineError, match=r"missing\.json: file not found"):
+        load(tmp_path / "missing.json")
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({**CASES["base"], "schema_version": 2}), encoding="utf-8")
+    with pytest.raises(RooflineError, match=r"newer\.json: field 'schema_version': this site "
+                                            r"reads version 1.*re-run `roofline measure`"):
+        load(newer)
+
+
+def test_schema_file_is_json_schema_with_a_version():
+    s = schema()
+    assert s["properties"]["schema_version"] == {"const": 1}
+    assert s["properties"]["format"] == {"const": "roofline-measurement"}
+
+
+# ---------------------------------------------------------------- a run
+
+def test_a_run_is_valid_and_complete(tiny):
+    validate(tiny)
+    assert {s["kernel"] for s in tiny["stream"]} == {"read", "copy", "scale", "add", "triad"}
+    assert {m["precision"] for m in tiny["matmul"]} == {"fp64", "fp32"}
+    assert {o["kind"] for o in tiny["ops"]} == {"rmsnorm", "softmax", "gelu", "bias_add",
+                                                 "gemv", "gemm"}
+    assert {s["level"] for s in tiny["stream"]} >= {"L1", "DRAM"}
+    for entry in tiny["stream"] + tiny["matmul"] + tiny["ops"]:
+        t = entry["time_s"]
+        assert len(t["samples"]) == PLANS["tiny"].method.repeats
+        assert t["min"] == min(t["samples"]) and t["max"] == max(t["samples"])
+
+
+def test_machine_description_says_what_it_could_not_find(tiny):
+    m = tiny["machine"]
+    assert m["cpu_model"] == machine.cpu_model()
+    assert m["logical_cpus"] >= 1 and m["caches"]
+    blas = m["blas"]["threadpoolctl"]
+    try:
+        import threadpoolctl  # noqa: F401
+    except ImportError:
+        assert blas.startswith("not installed")
+    else:
+        assert isinstance(blas, list)
+    assert tiny["versions"]["numpy"] and tiny["versions"]["python"]
+
+
+def test_ops_carry_the_models_costs(tiny):
+    """Every op's FLOPs and bytes are the cost functions' own, at 4 bytes per element."""
+    conv = costs.default_zoo().conventions
+    expect = {
+        "rmsnorm": lambda s: costs.rmsnorm(s["rows"], s["d"], 4.0, conv=conv),
+        "softmax": lambda s: costs.softmax(s["rows"], s["d"], 4.0, conv=conv),
+        "gelu": lambda s: costs.activation(s["n"], 4.0, "gelu", conv=conv),
+        "bias_add": lambda s: costs.bias_add(s["rows"], s["cols"], 4.0),
+        "gemv": lambda s: costs.gemv(s["n"], s["k"], 4.0),
+        "gemm": lambda s: costs.gemm(s["m"], s["n"], s["k"], 4.0),
+    }
+    for op in tiny["ops"]:
+        model = expect[op["kind"]](op["shape"])
+        assert (op["flops"], op["bytes"]) == (model.flops, model.bytes), op["id"]
+        assert op["bytes_per_element"] == 4.0
+
+
+def test_ceilings_are_the_best_rates_seen():
+    stream = [{"level": "DRAM", "kernel": k, "threads": t, "bandwidth_bytes_per_s": bw}
+              for k, t, bw in (("copy", 1, 10e9), ("add", 2, 14e9), ("triad", 2, 12e9))]
+    stream.append({"level": "between", "kernel": "copy", "threads": 1,
+                   "bandwidth_bytes_per_s": 99e9})
+    matmul = [{"precision": "fp32", "flops_per_s": 100e9, "n": 1024}]
+    ops = [{"id": "gemm-x", "kind": "gemm", "precision": "fp32", "flops": 2e9,
+            "bytes": 1e6, "time_s": {"min": 0.01}},
+           {"id": "gemv-big", "kind": "gemv", "precision": "fp32", "flops": 1e8,
+            "bytes": 2e8, "time_s": {"min": 0.01}},
+           {"id": "gemv-small", "kind": "gemv", "precision": "fp32", "flops": 1e6,
+            "bytes": 1e6, "time_s": {"min": 1e-6}}]
+    c = ceilings(stream, matmul, "DRAM", ops, {"L3": 32 * 2 ** 20})
+    (dram,) = c["bandwidth"]  # "between" is never a roof
+    assert dram["bandwidth_bytes_per_s"] == 20e9 and dram["kernel"] == "gemv"
+    assert c["compute"] == [{"precision": "fp32", "flops_per_s": 200e9, "from": "op gemm-x"}]
+    # A cache-resident GEMV says nothing about DRAM: without it the best STREAM run wins.
+    c = ceilings(stream, matmul, "DRAM", ops[2:], {"L3": 32 * 2 ** 20})
+    assert c["bandwidth"][0]["bandwidth_bytes_per_s"] == 14e9
+
+
+def test_cache_levels_leave_headroom():
+    sizes = {"L1": 32 * 1024, "L2": 512 * 1024, "L3": 32 * 2 ** 20}
+    assert cpu.level_of(16 * 1024, sizes) == "L1"
+    assert cpu.level_of(17 * 1024, sizes) == "L2"
+    assert cpu.level_of(16 * 2 ** 20, sizes) == "L3"
+    assert cpu.level_of(40 * 2 ** 20, sizes) == "between"
+    assert cpu.level_of(64 * 2 ** 20, sizes) == "DRAM"
+
+
+def test_timing_repeats_short_calls_and_keeps_every_sample():
+    calls = []
+    ticks = iter(range(10_000))
+    clock = lambda: next(ticks) * 1e-3  # noqa: E731  every reading 1 ms later
+    result = time_call(lambda: calls.append(1), Method(warmup=2, repeats=4, min_sample_s=0.005),
+                       clock=clock)
+    assert result["inner_loops"] == 5  # the first call "took" 1 ms; a sample must last 5 ms
+    assert len(result["samples"]) == 4
+    assert len(calls) == 1 + 5 * (2 - 1) + 4 * 5
+    assert result["min"] <= result["median"] <= result["max"]
+
+
+def test_progress_bar_on_a_pipe_writes_whole_lines():
+    out = io.StringIO()
+    bar = Progress(3, stream=out)
+    for label in ("copy 8 KiB", "add", "triad"):
+        bar.step(label)
+    bar.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4 and "\r" not in out.getvalue()
+    assert lines[0].startswith("[") and "0/3" in lines[0] and "copy 8 KiB" in lines[0]
+    assert lines[-1].endswith("done") and "3/3" in lines[-1]
+
+
+# ---------------------------------------------------------------- the CLI
+
+def test_cli_writes_a_valid_file_with_progress_on_stderr(tiny_run):
+    proc, out = tiny_run
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    assert "done" in proc.stderr and f"wrote {out}" in proc.stderr
+    doc = load(out)
+    assert doc["label"] == "CI box" and doc["mode"] == "tiny"
+
+
+def test_cli_quick_flag_picks_the_quick_plan(monkeypatch, tmp_path, capsys):
+    seen = {}
+
+    def fake(device, plan, **kw):
+        seen.update(device=device, plan=plan)
+        return CASES["base"]
+    monkeypatch.setattr("roofline.measure.measure", fake)
+    assert cli.main(["measure", "--quick", "--out", str(tmp_path / "q.json")]) == 0
+    assert seen == {"device": "cpu", "plan": "quick"}
+    assert cli.main(["measure", "--no-progress"]) == 0
+    assert seen["plan"] == "full"
+    assert json.loads(capsys.readouterr().out)["format"] == "roofline-measurement"
+
+
+def test_cli_cuda_without_a_device_is_one_line_and_exit_2(monkeypatch, capsys):
+    monkeypatch.setattr(gpu, "available", lambda: (False, "torch is not installed"))
+    assert cli.main(["measure", "--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert err == ("roofline measure: error: field 'device': --device cuda needs torch with a "
+                   "CUDA device: torch is not installed")
+
+
+def test_gpu_module_imports_without_torch():
+    ok, why = gpu.available()
+    assert isinstance(ok, bool) and (ok or why)
+
+
+def test_cli_refuses_an_output_folder_that_does_not_exist(tmp_path, capsys):
+    assert cli.main(["measure", "--out", str(tmp_path / "no" / "m.json")]) == 2
+    assert "field '--out': folder does not exist" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- predicted vs measured
+
+def test_predicted_time_is_the_models_bound_with_the_measured_roofs():
+    doc = load(BUNDLED)
+    bw = next(b["bandwidth_bytes_per_s"] for b in doc["ceilings"]["bandwidth"]
+              if b["level"] == "DRAM")
+    peak = {c["precision"]: c["flops_per_s"] for c in doc["ceilings"]["compute"]}
+    for chk, op in zip(op_checks(doc), doc["ops"]):
+        expect = max(op["flops"] / peak[op["precision"]], op["bytes"] / bw)
+        assert math.isclose(chk.predicted_s, expect, rel_tol=1e-12)
+        assert math.isclose(chk.ratio, op["time_s"]["median"] / expect, rel_tol=1e-12)
+    # Which ops are memory-bound follows from the measured ridge, not the catalog's.
+    kinds = {c.kind: c.bound for c in op_checks(doc)}
+    assert kinds["bias_add"] == "memory" and kinds["softmax"] == "memory"
+
+
+def test_verdict_text_counts_ops_that_beat_their_bound():
+    doc = copy.deepcopy(CASES["base"])
+    fast = next(o for o in doc["ops"] if o["kind"] == "bias_add")
+    fast["time_s"] = {**fast["time_s"], "median": 1e-12, "min": 1e-12}
+    v = verdict(doc)
+    assert fast["id"] in v.beaten
+    assert verdict_text(doc).startswith(f"{v.total - len(v.beaten)} of {v.total} ops")
+
+
+def test_tables_render_every_op_and_kernel():
+    doc = load(BUNDLED)
+    assert len(ops_check_table(doc).rows) == len(doc["ops"])
+    assert len(ceilings_table(doc).rows) == len(doc["ceilings"]["bandwidth"]) + len(
+        doc["ceilings"]["compute"])
+    text = stream_table(doc).as_markdown()
+    assert "DRAM" in text and "Triad" in text
+
+
+# ---------------------------------------------------------------- the overlay (Python half)
+
+def test_overlay_matches_the_case_file():
+    o = CASES["overlay"]
+    got = overlay_data(CASES["base"], o["x0"], o["x1"])
+
+    def close(a, b, where):
+        if isinstance(b, float):
+            assert math.isclose(a, b, rel_tol=1e-12), where
+        elif isinstance(b, list):
+            assert len(a) == len(b), where
+            for i, (x, y) in enumerate(zip(a, b)):
+                close(x, y, f"{where}[{i}]")
+        elif isinstance(b, dict):
+            assert a.keys() == b.keys(), where
+            for k in b:
+                close(a[k], b[k], f"{where}.{k}")
+        else:
+            assert a == b, where
+    close(got, o["expected"], "overlay")
+    close(y_bounds(got), o["y_bounds"], "y_bounds")
+    assert summary_text(CASES["base"]) == o["summary"]
+
+
+def test_resolve_finds_package_data_and_names_where_it_looked(tmp_path):
+    assert resolve("measurement-build-machine.json") == BUNDLED
+    with pytest.raises(RooflineError, match=r"field 'measurement': no such file \(looked in: "):
+        resolve("nope.json", docs_dir=tmp_path)
+
+
+# ---------------------------------------------------------------- the fences
+
+def test_measurement_fence_renders_each_table():
+    from roofline.plot.measured import TABLES, measurement_fence
+    for show in TABLES:
+        html = measurement_fence(f"file: measurement-build-machine.json\nshow: {show}\n",
+                                 "roofline-measurement", "", {}, None)
+        assert html.startswith("<table>" if show not in ("summary", "verdict") else "<p ")
+    html = measurement_fence("file: measurement-build-machine.json\nshow: ops\n",
+                             "roofline-measurement", "", {}, None)
+    assert html.count("<tr>") == 1 + len(load(BUNDLED)["ops"])
+
+
+@pytest.mark.parametrize("body, message", [
+    ("show: ops\n", "key 'file': missing"),
+    ("file: measurement-build-machine.json\nshow: everything\n",
+     "key 'show': unknown table 'everything'"),
+    ("file: nowhere.json\nshow: ops\n", "key 'file': nowhere.json: field 'measurement': no such"),
+    ("file: measurement-build-machine.json\nshow: ops\ncolour: red\n", "key 'colour': unknown"),
+])
+def test_measurement_fence_errors_are_one_clear_line(body, message):
+    from roofline.plot.measured import measurement_fence
+    with pytest.raises(SuperFencesException) as err:
+        measurement_fence(body, "roofline-measurement", "", {}, None)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_roofline_fence_draws_the_measurement_and_the_picker():
+    from roofline.fences import roofline_fence
+    html = roofline_fence("measurement: measurement-build-machine.json\n", "roofline", "", {},
+                          None)
+    for name in ("measured-roofs", "measured-points", "measurement-file",
+                 "measurement-status"):
+        assert f'"name":"{name}"' in html
+    assert "built on" in html
+
+
+def test_roofline_fence_rejects_a_bad_measurement_naming_its_field(tmp_path):
+    from roofline.fences import roofline_fence
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(mutate(CASES["invalid"][4])), encoding="utf-8")
+    with pytest.raises(SuperFencesException) as err:
+        roofline_fence(f"measurement: {bad}\n", "roofline", "", {}, None)
+    assert (f"key 'measurement': {bad}: field 'stream[0].time_s.median': must be > 0"
+            in str(err.value))
