@@ -76,7 +76,7 @@ def tiers(ctx: Context, *, hw: str = LESSON_HW) -> str:
              f"(source {r['source']}, {r['basis']})" for r in t.rows if r["note"]]
     return (f"\n*Memory hierarchy of the {acc.name}, fastest tier first "
             "(— = not published).*\n{: .rl-caption }\n\n"
-            + table.as_markdown() + "\n"
+            + '<div class="rl-tiers" markdown="1">\n\n' + table.as_markdown() + "\n</div>\n\n"
             + '<details class="note rl-sources" markdown="1">\n<summary>Notes and sources'
             "</summary>\n\n" + "\n".join(notes) +
             "\n\nFull sources: [Hardware catalog](../hardware.md).\n\n</details>\n")
@@ -94,8 +94,8 @@ def cliff(ctx: Context, *, hw: str = LESSON_HW) -> str:
     tiers.sort(key=lambda t: -t.bandwidth_bytes_per_s)
     lo = 10 ** math.floor(math.log10(min(t.bandwidth_bytes_per_s for t in tiers)))
     hi = 10 ** math.ceil(math.log10(max(t.bandwidth_bytes_per_s for t in tiers)))
-    left, right, bar_h, gap, top = 150, 660, 26, 14, 16
-    width = right + 100
+    left, right, bar_h, gap, top = 140, 400, 26, 12, 16
+    width = right + 170
     span = math.log10(hi / lo)
 
     def x(v: float) -> float:
@@ -174,7 +174,7 @@ def pyramid(ctx: Context, *, hw: str = LESSON_HW) -> str:
         if r is None:
             lines.append("      ^")
         else:
-            lines.append(f"  {r[0]:<12}{r[1]:<18}{r[2]:<18}{r[3]}".rstrip())
+            lines.append(f"  {r[0]:<12}{r[1]:<15}{r[2]:<15}{r[3]}".rstrip())
     return "\n```text\n" + "\n".join(lines) + "\n```\n"
 
 
@@ -219,4 +219,5 @@ def op_zoo(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISI
             f"{fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, ridge ≈ "
             f"{fmt.num(acc.ridge_flops_per_byte(precision))} FLOP/byte). FLOPs count 2 per "
             "multiply-add; bytes are HBM traffic, every operand read once and every result "
-            "written once.*\n{: .rl-caption }\n\n" + t.as_markdown())
+            "written once.*\n{: .rl-caption }\n\n" + '<div class="rl-ops" markdown="1">\n\n'
+            + t.as_markdown() + "\n</div>\n")
