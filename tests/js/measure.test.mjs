@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import {
-  decodeBase64, overlayData, parseMeasurement, si, stackOffsets, summaryText, validate, yBounds,
+  decodeBase64, overlayData, parseMeasurement, si, summaryText, validate, yBounds,
 } from "../../site_src/roofline/plot/js/measure.mjs";
 
 const cases = JSON.parse(readFileSync(new URL("../cases/measure_cases.json", import.meta.url)));
@@ -95,10 +95,6 @@ test("the overlay of the bundled measurement covers every op and every roof", ()
   assert.deepEqual(labelled, [...new Set(bundled.ops.map((op) => op.label))]);
   const [lo, hi] = yBounds(got);
   for (const y of got.points.y.concat(got.roofs.ys.flat())) assert.ok(lo < y && y < hi);
-});
-
-test("label rows stack only labels within ×1.6 of each other", () => {
-  assert.deepEqual(stackOffsets([1, 1.2, 10, Infinity, 1.5]), [0, 1, 0, 0, 2]);
 });
 
 test("si formats like roofline.fmt.si", () => {

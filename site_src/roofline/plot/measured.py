@@ -10,7 +10,6 @@ summary_text here, and both sides are checked against tests/cases/measure_cases.
 from __future__ import annotations
 
 import html
-import math
 from pathlib import Path
 
 from bokeh.layouts import column
@@ -64,7 +63,7 @@ def overlay_data(doc: dict, x0: float, x1: float) -> dict:
     top = max(p["flops_per_s"] for p in c["compute"])
     mem_bw = by_level[mem_level]
     roofs = {"xs": [], "ys": []}
-    labels = {"x": [], "y": [], "text": [], "align": []}
+    labels = {"x": [], "y": [], "text": [], "align": [], "dy": []}
     for level in levels:
         bw = by_level[level]
         x_end = min(max(top / bw, x0), x1)
@@ -74,6 +73,7 @@ def overlay_data(doc: dict, x0: float, x1: float) -> dict:
         labels["y"].append(x0 * 1.3 * bw / 1e12)
         labels["text"].append(f"measured {level} {fmt.bandwidth(bw)}")
         labels["align"].append("left")
+        labels["dy"].append(-15)  # under its diagonal, clear of the catalog's labels
     for roof in c["compute"]:
         peak = roof["flops_per_s"]
         x_start = min(max(peak / mem_bw, x0), x1)
@@ -84,31 +84,15 @@ def overlay_data(doc: dict, x0: float, x1: float) -> dict:
         labels["text"].append(f"measured {roof['precision'].upper()} "
                               f"{fmt.si(peak, 'FLOP/s')}")
         labels["align"].append("right")
-    xs, ys, texts = [], [], []
+        labels["dy"].append(4)  # over its roof, clear of the catalog's ridge label
+    points: dict[str, list] = {"x": [], "y": [], "text": []}
     seen: set[str] = set()
-    for op in doc["ops"]:
-        xs.append(op["flops"] / op["bytes"])
-        ys.append(op["flops"] / op["time_s"]["median"] / 1e12)
-        texts.append("" if op["label"] in seen else op["label"])
+    for op in doc["ops"]:  # one label per op family, beside its first point
+        points["x"].append(op["flops"] / op["bytes"])
+        points["y"].append(op["flops"] / op["time_s"]["median"] / 1e12)
+        points["text"].append("" if op["label"] in seen else op["label"])
         seen.add(op["label"])
-    rows = stack_offsets([x if t else math.inf for x, t in zip(xs, texts)])
-    points = {"x": xs, "y": ys, "text": texts,
-              "dy": [12 + 13 * r if t else 0 for r, t in zip(rows, texts)]}
     return {"roofs": roofs, "labels": labels, "points": points}
-
-
-def stack_offsets(ais: list[float]) -> list[int]:
-    """Label rows: labels within ×1.6 in intensity of their cluster's first stack upwards."""
-    order = sorted(range(len(ais)), key=lambda i: (ais[i], i))
-    rows = [0] * len(ais)
-    prev, level = None, 0
-    for i in order:
-        if math.isinf(ais[i]):
-            continue
-        level = level + 1 if prev is not None and ais[i] < prev * 1.6 else 0
-        rows[i] = level
-        prev = ais[i] if level == 0 else prev
-    return rows
 
 
 def y_bounds(overlay: dict) -> list[float]:
@@ -142,8 +126,9 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
         raise RooflineError(str(exc), field="measurement") from None
     x0, x1 = fig.x_range.start, fig.x_range.end
     data = overlay_data(doc, x0, x1) if doc else {
-        "roofs": {"xs": [], "ys": []}, "labels": {"x": [], "y": [], "text": [], "align": []},
-        "points": {"x": [], "y": [], "text": [], "dy": []}}
+        "roofs": {"xs": [], "ys": []},
+        "labels": {"x": [], "y": [], "text": [], "align": [], "dy": []},
+        "points": {"x": [], "y": [], "text": []}}
     roofs = ColumnDataSource(name="measured-roofs", data=data["roofs"])
     labels = ColumnDataSource(name="measured-labels", data=data["labels"])
     points = ColumnDataSource(name="measured-points", data=data["points"])
@@ -151,12 +136,11 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                    line_dash="dashdot", name="measured-roof-lines")
     fig.add_layout(LabelSet(x="x", y="y", text="text", text_align="align", source=labels,
                             text_color=COLOR, text_font_size="12px", text_font_style="bold",
-                            y_offset=-15, x_offset=-2))
+                            y_offset="dy", x_offset=-2))
     fig.scatter("x", "y", source=points, marker="diamond", size=13, fill_color=COLOR,
                 line_color="#ffffff", line_width=1, name="measured-op-points")
     fig.add_layout(LabelSet(x="x", y="y", text="text", source=points, x_offset=8,
-                            y_offset="dy", text_color=COLOR, text_font_size="11px",
-                            text_baseline="middle"))
+                            text_color=COLOR, text_font_size="11px", text_baseline="middle"))
     # CPU roofs sit far below a GPU's; ticks must still read as numbers, not "0".
     fig.yaxis.formatter = NumeralTickFormatter(format="0,0.[000000]")
     if doc:

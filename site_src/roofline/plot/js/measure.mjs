@@ -194,20 +194,6 @@ export function decodeBase64(b64) {
 
 // ---------------------------------------------------------------- the overlay (as measured.py)
 
-export function stackOffsets(ais) {
-  const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
-  const rows = new Array(ais.length).fill(0);
-  let prev = null;
-  let level = 0;
-  for (const i of order) {
-    if (!Number.isFinite(ais[i])) continue;
-    level = prev !== null && ais[i] < prev * 1.6 ? level + 1 : 0;
-    rows[i] = level;
-    if (level === 0) prev = ais[i];
-  }
-  return rows;
-}
-
 export function overlayData(doc, x0, x1) {
   const c = doc.ceilings;
   const byLevel = {};
@@ -222,7 +208,7 @@ export function overlayData(doc, x0, x1) {
   const top = Math.max(...c.compute.map((p) => p.flops_per_s));
   const memBw = byLevel[memLevel];
   const roofs = { xs: [], ys: [] };
-  const labels = { x: [], y: [], text: [], align: [] };
+  const labels = { x: [], y: [], text: [], align: [], dy: [] };
   for (const level of levels) {
     const bw = byLevel[level];
     const xEnd = Math.min(Math.max(top / bw, x0), x1);
@@ -232,6 +218,7 @@ export function overlayData(doc, x0, x1) {
     labels.y.push(x0 * 1.3 * bw / 1e12);
     labels.text.push(`measured ${level} ${si(bw, "B/s")}`);
     labels.align.push("left");
+    labels.dy.push(-15);
   }
   for (const roof of c.compute) {
     const peak = roof.flops_per_s;
@@ -242,19 +229,16 @@ export function overlayData(doc, x0, x1) {
     labels.y.push(peak / 1e12);
     labels.text.push(`measured ${roof.precision.toUpperCase()} ${si(peak, "FLOP/s")}`);
     labels.align.push("right");
+    labels.dy.push(4);
   }
-  const xs = [];
-  const ys = [];
-  const texts = [];
+  const points = { x: [], y: [], text: [] };
   const seen = new Set();
-  for (const op of doc.ops) {
-    xs.push(op.flops / op.bytes);
-    ys.push(op.flops / op.time_s.median / 1e12);
-    texts.push(seen.has(op.label) ? "" : op.label);
+  for (const op of doc.ops) {  // one label per op family, beside its first point
+    points.x.push(op.flops / op.bytes);
+    points.y.push(op.flops / op.time_s.median / 1e12);
+    points.text.push(seen.has(op.label) ? "" : op.label);
     seen.add(op.label);
   }
-  const rows = stackOffsets(xs.map((x, i) => (texts[i] ? x : Infinity)));
-  const points = { x: xs, y: ys, text: texts, dy: rows.map((r, i) => (texts[i] ? 12 + 13 * r : 0)) };
   return { roofs, labels, points };
 }
 
