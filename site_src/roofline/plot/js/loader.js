@@ -111,8 +111,20 @@
     return out;
   }
 
+  // Bokeh's Checkbox puts its text in a sibling <div>, not a <label>: name the input after it.
+  function labelCheckbox(root) {
+    var box = root.querySelector("input[type=checkbox]");
+    var text = root.querySelector(".bk-label");
+    if (!box || !text || box.getAttribute("data-roofline-a11y")) return;
+    box.setAttribute("data-roofline-a11y", "1");
+    var sync = function () { box.setAttribute("aria-label", text.textContent.trim()); };
+    sync();
+    new MutationObserver(sync).observe(text, { childList: true, subtree: true, characterData: true });
+  }
+
   function labelSliders(block) {
     shadowRoots(block, []).forEach(function (root) {
+      labelCheckbox(root);
       var handle = root.querySelector("[role=slider]");
       var title = root.querySelector(".bk-slider-title");
       if (!handle || !title || handle.getAttribute("data-roofline-a11y")) return;

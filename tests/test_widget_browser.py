@@ -1,0 +1,189 @@
+"""The lesson's §6 roofline in Debian Chromium, over http and file://: what a reader sees and can
+do, checked through the widget's public model names (docs/embed.md)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import screenshot
+from roofline.catalog import default_catalog
+from roofline.maths import place
+from roofline.ops import default_zoo
+
+pytestmark = pytest.mark.browser
+LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
+RED, GREEN = "rgb(180, 35, 24)", "rgb(26, 127, 55)"
+
+STATE_JS = """() => {
+  const d = window.roofline.documents[0];
+  const m = (n) => d.get_model_by_name(n);
+  const root = document.querySelector('.roofline-block');
+  let verdictBg = null;
+  const walk = (node) => node.querySelectorAll('*').forEach((el) => {
+    if (el.shadowRoot) {
+      if (el.classList.contains('rl-memory') || el.classList.contains('rl-compute')) {
+        verdictBg = getComputedStyle(el).backgroundColor;
+      }
+      walk(el.shadowRoot);
+    }
+  });
+  walk(root);
+  return {ai: 10 ** m('ai-slider').value, slider: m('ai-slider').value,
+          readout: m('readout').text, verdict: m('verdict').text, verdictBg,
+          hardware: m('hardware').value, precision: m('precision').value,
+          preset: m('presets').value, ridge: d.get_model_by_name('ridge').location,
+          marker: d.get_model_by_name('marker').data.x[0],
+          bg: m('roofline-figure').background_fill_color};
+}"""
+
+
+def url_for(kind, site_server, built_site, query=""):
+    if kind == "http":
+        return site_server.url + LESSON + query
+    return (built_site / LESSON).as_uri() + query
+
+
+def ready(w):
+    w.page.locator(".roofline-block").first.scroll_into_view_if_needed()
+    w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=20000)
+    return state(w)
+
+
+def state(w):
+    return w.page.evaluate(STATE_JS)
+
+
+def set_model(w, name, prop, value):
+    w.page.evaluate("([n, p, v]) => { window.roofline.documents[0].get_model_by_name(n)[p] = v; }",
+                    [name, prop, value])
+    return state(w)
+
+
+@pytest.fixture(params=["http", "file"])
+def lesson(request, site_server, built_site, open_page):
+    w = open_page(url_for(request.param, site_server, built_site))
+    ready(w)
+    yield w
+    w.assert_clean()
+
+
+def test_slider_drives_readout_and_verdict(lesson):
+    s = set_model(lesson, "ai-slider", "value", math.log10(2))
+    assert s["readout"].startswith("AI 2 FLOP/byte · best 6.7 TFLOP/s")
+    assert s["verdict"].startswith("Memory-bound") and s["verdictBg"] == RED
+    s = set_model(lesson, "ai-slider", "value", math.log10(1365))
+    assert s["verdict"].startswith("Compute-bound") and s["verdictBg"] == GREEN
+    assert "100% of the 989 TFLOP/s peak" in s["readout"]
+
+
+def test_each_preset_puts_the_marker_at_the_models_ai(lesson):
+    catalog, zoo = default_catalog(), default_zoo()
+    hw = catalog["h100-sxm"]
+    for op in zoo.ops(2.0):
+        s = set_model(lesson, "presets", "value", op.name)
+        expected = place(op, hw, "bf16").intensity_flops_per_byte
+        assert math.isclose(s["marker"], expected, rel_tol=1e-9), (op.name, s["marker"])
+        assert math.isclose(s["ai"], expected, rel_tol=1e-9)
+        assert f"{op.name} takes ≥" in s["readout"]
+
+
+def test_hardware_and_precision_move_the_ridge(lesson):
+    s = state(lesson)
+    assert round(s["ridge"]) == 295
+    s = set_model(lesson, "hardware", "value", "a100-sxm-80gb")
+    assert round(s["ridge"]) == 153 and "ridge at 153" in s["verdict"]
+    s = set_model(lesson, "hardware", "value", "h100-sxm")
+    s = set_model(lesson, "precision", "value", "fp8")
+    assert 585 <= s["ridge"] <= 595
+    # a chip without FP8 falls back to a precision it has
+    s = set_model(lesson, "hardware", "value", "tpu-v5e")
+    assert s["precision"] == "bf16"
+
+
+def test_arrow_keys_change_the_ai(lesson):
+    before = state(lesson)["slider"]
+    handle = lesson.page.locator(".roofline-block [role=slider]").first
+    assert handle.get_attribute("aria-label") == "Arithmetic intensity (FLOP/byte)"
+    handle.focus()
+    for _ in range(5):
+        lesson.page.keyboard.press("ArrowRight")
+    after = state(lesson)["slider"]
+    # noUiSlider snaps to the 0.01 step grid first, so five presses move 0.04–0.05 in log10
+    assert 0.039 <= after - before <= 0.051, (before, after)
+    assert handle.get_attribute("aria-valuetext") == lesson.page.evaluate(
+        "() => { const v = 10 ** window.roofline.documents[0].get_model_by_name('ai-slider').value;"
+        " return String(Number(v.toPrecision(3))); }")
+
+
+def test_controls_have_accessible_names_and_the_readout_is_live(lesson):
+    page = lesson.page
+    for label in ("Hardware", "Precision", "Op preset"):
+        assert page.get_by_label(label, exact=True).count() == 1, label
+    assert page.get_by_role("checkbox", name="Show the FP32 vector roof").count() == 1
+    assert page.locator(".roofline-block [role=status][aria-live=polite]").count() == 1
+
+
+def test_state_goes_into_the_url(lesson):
+    set_model(lesson, "hardware", "value", "a100-sxm-80gb")
+    set_model(lesson, "ai-slider", "value", math.log10(50))
+    lesson.page.wait_for_function("() => location.search.includes('ai=50')", timeout=3000)
+    assert "hardware=a100-sxm-80gb" in lesson.page.evaluate("location.search")
+
+
+@pytest.mark.parametrize("kind", ["http", "file"])
+def test_url_state_restores_and_hostile_values_are_ignored(kind, site_server, built_site,
+                                                           open_page):
+    w = open_page(url_for(kind, site_server, built_site,
+                          "?hardware=a100-sxm-80gb&precision=bf16&ai=50"))
+    s = ready(w)
+    assert s["hardware"] == "a100-sxm-80gb" and s["ai"] == pytest.approx(50, rel=1e-9)
+    assert round(s["ridge"]) == 153
+    w.assert_clean()
+    w = open_page(url_for(kind, site_server, built_site,
+                          "#hardware=h100-sxm&precision=fp8&op=gemm-train"))
+    s = ready(w)
+    assert (s["precision"], s["preset"]) == ("fp8", "gemm-train")
+    w.assert_clean()
+    hostile = "?hardware=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&precision=fp9&ai=1e99&op=%22%3E"
+    w = open_page(url_for(kind, site_server, built_site, hostile))
+    s = ready(w)
+    assert s["hardware"] == "h100-sxm" and s["precision"] == "bf16"
+    assert s["ai"] == pytest.approx(10_000)
+    assert w.page.locator("img[src=x]").count() == 0
+    w.assert_clean()
+
+
+def test_dark_toggle_recolours_the_plot(site_server, open_page):
+    w = open_page(site_server.url + LESSON)
+    light = ready(w)["bg"]
+    screenshot(w.page, "widget-light")
+    w.page.locator("form[data-md-component=palette] label:visible").first.click()
+    w.page.wait_for_function(
+        "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    w.page.wait_for_function(
+        "() => document.querySelector('.roofline-block').dataset.rooflineTheme === 'dark'")
+    dark = state(w)["bg"]
+    assert dark != light
+    screenshot(w.page, "widget-dark")
+    w.assert_clean()
+
+
+def test_phone_width(site_server, open_page):
+    w = open_page(site_server.url + LESSON, width=412, height=915)
+    ready(w)
+    box = w.page.locator(".roofline-block canvas").first.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 412
+    overflow = w.page.evaluate("() => document.documentElement.scrollWidth")
+    assert overflow <= 412
+    screenshot(w.page, "widget-412")
+    w.assert_clean()
+
+
+def test_height_is_reserved_before_bokehjs_loads(site_server, open_page):
+    w = open_page(site_server.url + LESSON)
+    target = w.page.locator(".roofline-target").first
+    assert w.page.locator(".roofline-block").first.get_attribute("data-roofline-state") is None
+    assert target.bounding_box()["height"] >= 600
+    w.assert_clean()
