@@ -64,6 +64,9 @@ test("waterfall bars and text are what Python draws", () => {
     assert.deepEqual(bars.row, c.expected.bars.row);
     assert.deepEqual(bars.text, c.expected.bars.text);
     assert.deepEqual(bars.color, c.expected.bars.color);
+    assert.deepEqual(bars.align, c.expected.bars.align);
+    assert.deepEqual(bars.dx, c.expected.bars.dx);
+    bars.tx.forEach((x, i) => close(x, c.expected.bars.tx[i], "tx"));
     bars.right.forEach((x, i) => close(x, c.expected.bars.right[i], "right"));
     bars.left.forEach((x, i) => close(x, c.expected.bars.left[i], "left"));
     assert.equal(bj.waterfallText(v, LABELS), c.expected.text);

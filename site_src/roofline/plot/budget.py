@@ -194,7 +194,7 @@ def view(data: dict, e: dict, model: str, phase: str, efficiency: float, launch_
 def waterfall_bars(v: dict) -> dict:
     """Horizontal waterfall rows in percent: peak, each drop, the bound, the final MFU."""
     terms = {t["key"]: t for t in v["terms"]}
-    left, right, color, text = [], [], [], []
+    left, right, color, text, tx, align, dx = [], [], [], [], [], [], []
     for key in WATERFALL_ROWS:
         if key == "peak":
             lo, hi, c, label = 0.0, 100.0, PEAK_COLOR, "100%"
@@ -205,13 +205,20 @@ def waterfall_bars(v: dict) -> dict:
         else:
             t = terms[key]
             lo, hi, c = t["after"] * 100, t["before"] * 100, LOSS_COLOR
-            label = f"−{fmt.num((t['before'] - t['after']) * 100, 3)} pt"
+            drop = (t["before"] - t["after"]) * 100
+            label = f"−{fmt.num(drop, 3)} pt" if drop else "0 pt"
         left.append(lo)
         right.append(hi)
         color.append(c)
         text.append(label)
+        # A drop's label sits left of it (there is room there even on a phone); a level's
+        # label sits right of its bar.
+        drop = c == LOSS_COLOR
+        tx.append(lo if drop else hi)
+        align.append("right" if drop else "left")
+        dx.append(-4 if drop else 4)
     return {"row": [WATERFALL_SHORT[k] for k in WATERFALL_ROWS], "left": left, "right": right,
-            "color": color, "text": text, "tx": right}
+            "color": color, "text": text, "tx": tx, "align": align, "dx": dx}
 
 
 def readout_text(data: dict, e: dict, v: dict, model: str, phase: str, batch: int) -> str:
@@ -305,7 +312,7 @@ def _build(opts: Options, data: dict):
     classes.add_layout(LabelSet(x="tx", y="cls", text="text", source=class_src, x_offset=4,
                                 text_font_size="11px", text_baseline="middle", tags=["ink"]))
     classes.x_range.start = 0
-    classes.x_range.range_padding = 0.25
+    classes.x_range.range_padding = 0.4
     classes.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
     classes.ygrid.grid_line_color = None
 
@@ -313,13 +320,14 @@ def _build(opts: Options, data: dict):
     wf_src = ColumnDataSource(name="budget-waterfall-bars", data=waterfall_bars(v))
     rows = [WATERFALL_SHORT[k] for k in WATERFALL_ROWS]
     wf = bokeh_figure(name="budget-waterfall", y_range=FactorRange(*reversed(rows)),
-                      x_range=Range1d(0, 118), height=opts.height, sizing_mode="stretch_width",
+                      x_range=Range1d(0, 116), height=opts.height, sizing_mode="stretch_width",
                       min_width=280, toolbar_location=None, tools="",
                       x_axis_label="% of peak FLOP/s", title="From 100 % of peak to MFU")
     wf.hbar(y="row", left="left", right="right", height=0.6, source=wf_src, fill_color="color",
             line_color=None)
-    wf.add_layout(LabelSet(x="tx", y="row", text="text", source=wf_src, x_offset=4,
-                           text_font_size="11px", text_baseline="middle", tags=["ink"]))
+    wf.add_layout(LabelSet(x="tx", y="row", text="text", source=wf_src, x_offset="dx",
+                           text_align="align", text_font_size="11px", text_baseline="middle",
+                           tags=["ink"]))
     wf.ygrid.grid_line_color = None
 
     # -- the layer's ops on the roofline
@@ -333,21 +341,23 @@ def _build(opts: Options, data: dict):
                       toolbar_location=None, tools="", x_axis_label="arithmetic intensity "
                       "of the kernel each op runs in (FLOP/byte)",
                       y_axis_label="attainable (TFLOP/s)",
-                      title=f"One layer's forward ops on the {data['hardware']} roofline")
+                      title="One layer's forward ops on the roofline")
     r = peak / bw
     rf.line([x0, r, x1], [x0 * bw / 1e12, peak / 1e12, peak / 1e12], line_color=BOUND_COLOR,
             line_width=3)
     rf.scatter("x", "y", source=pts_src, size=9, fill_color="color", line_color="#ffffff",
                line_width=1)
-    rf.add_layout(LabelSet(x="x", y="y", text="text", source=pts_src, x_offset=7, y_offset="dy",
-                           text_font_size="10px", text_baseline="middle", tags=["ink-muted"]))
+    rf.add_layout(LabelSet(x="x", y="y", text="text", source=pts_src, x_offset="dx",
+                           y_offset="dy", text_align="align", text_font_size="10px",
+                           text_baseline="middle", tags=["ink-muted"]))
     rf.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
     rf.yaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
 
     callback = CustomJS.from_file(
         JS, payload=data, model=model, phase=phase, batch=batch, fusions=fusion_box,
         efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, readout=readout,
-        wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src)
+        wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,
+        axes=[wf.yaxis[0], classes.yaxis[0]])
     for w in (model, phase, batch, efficiency, launch, dp, overlap):
         w.js_on_change("value", callback)
     fusion_box.js_on_change("active", callback)
@@ -375,8 +385,12 @@ def _class_bars(data: dict, e: dict, base: dict) -> dict:
 
 def _points(data: dict, e: dict) -> dict:
     peak, bw = data["peak"], data["bw"]
+    # Points right of the ridge label leftwards, so the names stay inside a narrow plot.
+    right = [x > peak / bw for x in e["x"]]
     return {"x": e["x"], "y": [min(peak, x * bw) / 1e12 for x in e["x"]], "dy": e["dy"],
-            "text": data["ops"], "color": [CLASS_COLORS[c] for c in data["op_classes"]]}
+            "text": data["ops"], "color": [CLASS_COLORS[c] for c in data["op_classes"]],
+            "align": ["right" if r else "left" for r in right],
+            "dx": [-7 if r else 7 for r in right]}
 
 
 # ---------------------------------------------------------------- the shared case file

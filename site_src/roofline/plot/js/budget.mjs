@@ -101,7 +101,7 @@ const COLORS = { loss: "#d1352b", bound: "#2f7fd8", mfu: "#2e9e48", peak: "#7a82
 // Horizontal waterfall rows in percent: peak, each drop, the bound, the final MFU.
 export function waterfallBars(v, rows, labels) {
   const terms = Object.fromEntries(v.terms.map((t) => [t.key, t]));
-  const out = { row: [], left: [], right: [], color: [], text: [], tx: [] };
+  const out = { row: [], left: [], right: [], color: [], text: [], tx: [], align: [], dx: [] };
   for (const key of rows) {
     let lo, hi, color, text;
     if (key === "peak") {
@@ -113,14 +113,19 @@ export function waterfallBars(v, rows, labels) {
     } else {
       const t = terms[key];
       [lo, hi, color] = [t.after * 100, t.before * 100, COLORS.loss];
-      text = `−${num((t.before - t.after) * 100, 3)} pt`;
+      const drop = (t.before - t.after) * 100;
+      text = drop ? `−${num(drop, 3)} pt` : "0 pt";
     }
     out.row.push(labels[key]);
     out.left.push(lo);
     out.right.push(hi);
     out.color.push(color);
     out.text.push(text);
-    out.tx.push(hi);
+    // A drop's label sits left of it (room there even on a phone); a level's right of its bar.
+    const drop = color === COLORS.loss;
+    out.tx.push(drop ? lo : hi);
+    out.align.push(drop ? "right" : "left");
+    out.dx.push(drop ? -4 : 4);
   }
   return out;
 }
@@ -231,6 +236,35 @@ function clampWidget(w, lo, hi, integer) {
   return x;
 }
 
+// The page's loader recolours numeric axes for dark mode; the category axes are ours.
+function isDark() {
+  const scheme = document.body && document.body.getAttribute("data-md-color-scheme");
+  if (scheme) return scheme === "slate";
+  return !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+}
+
+function themeAxes(axes) {
+  const dark = isDark();
+  const ink = dark ? "#e2e4e9" : "#1f2328";
+  const muted = dark ? "#a4a9b6" : "#57606a";
+  for (const ax of axes) {
+    ax.setv({ major_label_text_color: ink, axis_line_color: muted, major_tick_line_color: muted });
+  }
+}
+
+function watchTheme(axes) {
+  if (typeof document === "undefined" || !axes || !axes.length) return;
+  themeAxes(axes);
+  if (document.body && typeof MutationObserver !== "undefined") {
+    new MutationObserver(() => themeAxes(axes))
+      .observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+  }
+  if (window.matchMedia) {
+    const mq = window.matchMedia("(prefers-color-scheme: dark)");
+    if (mq.addEventListener) mq.addEventListener("change", () => themeAxes(axes));
+  }
+}
+
 export default function (args, obj) {
   if (busy) return; // our own widget updates below re-enter; one pass does everything
   busy = true;
@@ -248,6 +282,7 @@ function update(args, obj) {
   const user = widgets.includes(obj);
   const L = P.limits;
 
+  if (!user && typeof window !== "undefined") watchTheme(args.axes);
   if (!user && P.url && typeof window !== "undefined") {
     const st = parseState(window.location.search, window.location.hash, {
       models: Object.keys(P.models), phases: P.phases, fusions: P.fusions, limits: L });
@@ -293,9 +328,11 @@ function update(args, obj) {
     tx: ms.map((x, i) => Math.max(x, ghost[i])),
     text: e.classes.map((t) => (t ? seconds(t) : "—")),
   };
+  const right = e.x.map((x) => x > P.peak / P.bw);
   args.points.data = {
     x: e.x, y: e.x.map((x) => Math.min(P.peak, x * P.bw) / 1e12), dy: e.dy, text: P.ops,
     color: P.op_classes.map((c) => P.colors[c]),
+    align: right.map((r) => (r ? "right" : "left")), dx: right.map((r) => (r ? -7 : 7)),
   };
   args.readout.text = readoutText(P, e, v, model.value, ph, batch.value);
   args.wf_text.text = waterfallText(v, P.labels);

@@ -1,0 +1,198 @@
+"""The "Where the 50 % goes" page in Debian Chromium: a fusion toggle moves the ops' points and
+grows the MFU bar, the waterfall's drops add up to the MFU it shows (and to the Python model),
+URL state restores and is clamped, the keyboard works, dark mode recolours, file:// works, and
+nothing leaves the machine."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import screenshot
+from roofline import default_catalog
+from roofline.budget import Assumptions, budget
+from roofline.transformer import get_model
+
+pytestmark = pytest.mark.browser
+
+PAGE = "budget.html"
+FLASH_LABEL = "FlashAttention (scores stay on chip)"
+
+# Everything the tests read from the live Bokeh document, in one round trip.
+STATE_JS = """() => {
+  const doc = Bokeh.documents.find((d) => d.get_model_by_name("budget-fusions"));
+  const m = (n) => doc.get_model_by_name(n);
+  const wf = m("budget-waterfall-bars").data;
+  const pts = m("budget-points").data;
+  const cls = m("budget-class-bars").data;
+  return {
+    active: [...m("budget-fusions").active],
+    model: m("budget-model").value, phase: m("budget-phase").value,
+    batch: m("budget-batch").value, eff: m("budget-efficiency").value,
+    launch: m("budget-launch").value, dp: m("budget-dp").value,
+    overlap: m("budget-overlap").value,
+    rows: [...wf.row], left: [...wf.left], right: [...wf.right], text: [...wf.text],
+    x: [...pts.x], ops: [...pts.text], cls: [...cls.cls], ms: [...cls.ms],
+    readout: m("budget-readout").text, wfText: m("budget-waterfall-text").text,
+    bg: m("budget-waterfall").background_fill_color,
+  };
+}"""
+
+
+def _open(open_page, url, **kw):
+    w = open_page(url, **kw)
+    w.page.wait_for_load_state("load")
+    w.page.locator(".roofline-block", has=w.page.locator("script.roofline-item")).first
+    block = w.page.locator(".roofline-block").first
+    block.scroll_into_view_if_needed()
+    w.page.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents && "
+        "Bokeh.documents.some((d) => d.get_model_by_name('budget-fusions'))", timeout=20000)
+    w.page.wait_for_selector(".roofline-block canvas", timeout=20000)
+    w.page.wait_for_timeout(300)
+    return w
+
+
+def _state(w) -> dict:
+    return w.page.evaluate(STATE_JS)
+
+
+def _python(fusions=(), batch=4, phase="train", model="llama-2-7b", **assumptions):
+    cat = default_catalog()
+    return budget(get_model(model), phase, batch, 4096, cat["h100-sxm"], "bf16", 2.0,
+                  frozenset(fusions), Assumptions(**assumptions))
+
+
+def _mfu_shown(st) -> float:
+    return st["right"][st["rows"].index("= MFU estimate")] / 100
+
+
+def _check_waterfall_adds_up(st) -> None:
+    drops = [r - l for row, l, r in zip(st["rows"], st["left"], st["right"])
+             if row not in ("100 % of peak", "= roofline MFU bound", "= MFU estimate")]
+    assert len(drops) == 6
+    assert math.isclose(100 - sum(drops), _mfu_shown(st) * 100, rel_tol=1e-9)
+    shown = st["text"][st["rows"].index("= MFU estimate")]
+    assert f"after overheads {shown}" in st["readout"]
+    assert st["wfText"].endswith(f"MFU estimate: {shown}")
+
+
+def test_fusion_toggle_moves_points_and_grows_the_bar(built_site, site_server, open_page):
+    w = _open(open_page, site_server.url + PAGE)
+    before = _state(w)
+    assert before["active"] == [] and (before["model"], before["phase"]) == ("llama-2-7b", "train")
+    py = _python()
+    assert math.isclose(_mfu_shown(before), py.mfu_estimate, rel_tol=1e-9)
+    _check_waterfall_adds_up(before)
+
+    # Keyboard: focus the FlashAttention checkbox and press Space.
+    box = w.page.get_by_label(FLASH_LABEL)
+    box.focus()
+    box.press("Space")
+    w.page.wait_for_timeout(300)
+    after = _state(w)
+    assert after["active"] == [3]
+    soft = after["ops"].index("attn_softmax")
+    assert after["x"][soft] > 10 * before["x"][soft]  # the softmax point moved right
+    assert _mfu_shown(after) > _mfu_shown(before)  # the MFU bar grew
+    att = after["cls"].index("attention")
+    assert after["ms"][att] < before["ms"][att]
+    assert math.isclose(_mfu_shown(after), _python({"flash"}).mfu_estimate, rel_tol=1e-9)
+    _check_waterfall_adds_up(after)
+
+    # Fusing the norm moves its point onto the QKV GEMM's and grows the bar again.
+    w.page.get_by_label("RMSNorm into the next GEMM's prologue").check()
+    w.page.wait_for_timeout(300)
+    both = _state(w)
+    norm = both["ops"].index("input_layernorm")
+    assert both["x"][norm] == both["x"][both["ops"].index("q_proj")] > 100 * before["x"][norm]
+    assert _mfu_shown(both) > _mfu_shown(after)
+    _check_waterfall_adds_up(both)
+    w.page.wait_for_timeout(400)  # the URL is written after a short debounce
+    assert "fuse=norm%2Cflash" in w.page.url
+    w.assert_clean()
+
+
+def test_assumptions_change_the_waterfall_not_the_bound(built_site, site_server, open_page):
+    w = _open(open_page, site_server.url + PAGE)
+    before = _state(w)
+    spin = w.page.get_by_label("Launch overhead per kernel (µs)")
+    spin.focus()
+    for _ in range(4):
+        spin.press("ArrowUp")
+    w.page.wait_for_timeout(300)
+    after = _state(w)
+    assert after["launch"] == pytest.approx(before["launch"] + 4 * 0.5)
+    bound = after["rows"].index("= roofline MFU bound")
+    assert after["right"][bound] == before["right"][bound]
+    assert _mfu_shown(after) < _mfu_shown(before)
+    assert math.isclose(_mfu_shown(after), _python(launch_overhead_s=6e-6).mfu_estimate,
+                        rel_tol=1e-9)
+    _check_waterfall_adds_up(after)
+    w.assert_clean()
+
+
+def test_url_state_restores_clamps_and_never_injects(built_site, site_server, open_page):
+    hostile = ("?model=llama-3-8b&phase=decode&batch=32&fuse=flash,norm,%3Cimg%20src=x%3E"
+               "&eff=9&dp=1e9&overlap=5&launch=%3Cscript%3Ealert(1)%3C/script%3E")
+    w = _open(open_page, site_server.url + PAGE + hostile)
+    st = _state(w)
+    assert (st["model"], st["phase"], st["batch"]) == ("llama-3-8b", "decode", "32")
+    assert sorted(st["active"]) == [0, 3]
+    # clamped to the limits; the script is not a number, so the default stays
+    assert (st["eff"], st["dp"], st["overlap"], st["launch"]) == (1.0, 1024, 1.0, 4.0)
+    assert w.page.locator("img[src='x']").count() == 0
+    py = _python({"flash", "norm"}, batch=32, phase="decode", model="llama-3-8b",
+                 kernel_efficiency=1.0, dp_degree=1024, overlap_fraction=1.0)
+    assert math.isclose(_mfu_shown(st), py.mfu_estimate, rel_tol=1e-9)
+    # decode's bound is far below training's
+    assert py.mfu_upper_bound < _python().mfu_upper_bound / 10
+    _check_waterfall_adds_up(st)
+    w.assert_clean()
+
+
+def test_file_url_and_hierarchy_plot(built_site, open_page):
+    w = _open(open_page, (built_site / PAGE).as_uri())
+    _check_waterfall_adds_up(_state(w))
+    # The second block: the whole hierarchy on one roofline, with a precision switch.
+    blocks = w.page.locator(".roofline-block")
+    assert blocks.count() == 2
+    blocks.nth(1).scroll_into_view_if_needed()
+    w.page.wait_for_function(
+        "() => Bokeh.documents.some((d) => d.get_model_by_name('ceilings'))", timeout=20000)
+    ridge_js = """() => {
+      const d = Bokeh.documents.find((x) => x.get_model_by_name('ceilings'));
+      return [d.get_model_by_name('ridge').location,
+              d.get_model_by_name('ceilings').data.text.length];
+    }"""
+    ridge_bf16, n_ceilings = w.page.evaluate(ridge_js)
+    assert n_ceilings >= 3  # SMEM, PCIe and NVLink diagonals (the H100's L2 has no bandwidth)
+    w.page.evaluate("""() => {
+      const d = Bokeh.documents.find((x) => x.get_model_by_name('ceilings'));
+      d.get_model_by_name('precision').value = 'fp8';
+    }""")
+    w.page.wait_for_timeout(200)
+    ridge_fp8, _ = w.page.evaluate(ridge_js)
+    assert ridge_fp8 == pytest.approx(2 * ridge_bf16, rel=0.01)
+    w.assert_clean()
+
+
+@pytest.mark.parametrize("name, width, scheme", [("budget-light", 1280, "light"),
+                                                 ("budget-dark", 1280, "dark"),
+                                                 ("budget-412", 412, "light")])
+def test_screenshots(built_site, site_server, open_page, name, width, scheme):
+    w = _open(open_page, site_server.url + PAGE + "?fuse=flash", width=width, scheme=scheme)
+    st = _state(w)
+    dark = scheme == "dark"
+    # The loader gives the figures the page's background: dark in slate, white otherwise.
+    assert (st["bg"].lower() not in ("#fff", "#ffffff", "white")) == dark, st["bg"]
+    w.page.locator(".roofline-block").first.evaluate("e => e.scrollIntoView()")
+    w.page.wait_for_timeout(300)
+    screenshot(w.page, name)
+    w.page.evaluate("window.scrollBy(0, 700)")
+    w.page.wait_for_timeout(200)
+    screenshot(w.page, name + "-plots")
+    # At 412 px nothing may overflow the page sideways.
+    assert w.page.evaluate("document.documentElement.scrollWidth") <= width + 1
+    w.assert_clean()
