@@ -54,7 +54,13 @@ def broken_links(site: Path) -> list[str]:
             parts = urlsplit(url)
             if parts.scheme or url.startswith("//") or url.startswith(("mailto:", "javascript:")):
                 continue
-            target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
+            if parts.path.startswith("/"):
+                # Only MkDocs' 404.html uses root-absolute URLs: a server shows it at any
+                # depth, so it must. Resolve those against the site root.
+                target = (site / unquote(parts.path).lstrip("/")).resolve()
+            else:
+                target = (page if not parts.path
+                          else (page.parent / unquote(parts.path)).resolve())
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
