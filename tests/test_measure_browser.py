@@ -102,7 +102,8 @@ def test_a_picked_measurement_replaces_the_overlay_and_stays_in_view(measure_pag
 BAD = [
     ("notes.txt", "{not json", "Rejected — notes.txt: not valid JSON"),
     ("neg.json", "median", "Rejected — neg.json: field 'stream[0].time_s.median': must be > 0"),
-    ("v2.json", "version", "Rejected — v2.json: field 'schema_version': this site reads version 1"),
+    ("v2.json", "version",
+     "Rejected — v2.json: field 'schema_version': this site reads version 1"),
     ("list.json", [1, 2], "Rejected — list.json: field '(top level)': expected object"),
     ("nolevel.json", "level", "Rejected — nolevel.json: field 'ceilings.bandwidth': no bandwidth "
                               "ceiling for memory_level"),

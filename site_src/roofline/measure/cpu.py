@@ -51,9 +51,9 @@ def stream_sizes(plan: Plan, sizes: dict[str, int]) -> list[int]:
 
 
 def stream_kernels(plan: Plan, sizes: dict[str, int], threads: int = 1) -> list[Kernel]:
-    """STREAM's four kernels plus a read-only sum, each size on one thread (as numpy's own ufuncs run); sizes past the last-level cache
-    also on `threads` threads, each streaming its own slice: one core rarely saturates DRAM,
-    and the BLAS behind GEMV uses every core, so the memory roof must be the all-core one."""
+    """STREAM's four kernels plus a read-only max-reduction, each size on one thread (as
+    numpy's own ufuncs run); sizes past the last-level cache also on `threads` threads, each
+    streaming its own slice, because one core rarely saturates DRAM."""
     kernels = []
     llc = max(sizes.values())
     for working_set in stream_sizes(plan, sizes):
@@ -82,8 +82,8 @@ def _stream_maker(name: str, n: int, threads: int) -> Callable[[], Callable[[], 
             # numpy cannot fuse b + s·c: two passes, the first writes a, the second re-reads it
             np.multiply(c, scalar, out=a)
             np.add(a, b, out=a)
-        # read: a max-reduction streams a once and stores nothing, so no write-allocate traffic either:
-        # the memory system's read rate, which a GEMV (all loads) can reach and copy cannot.
+        # read: a max-reduction streams `a` once and stores nothing (so no write-allocate
+        # traffic either): the memory system's read rate, which copy cannot show.
         return {"read": lambda: np.maximum.reduce(a),
                 "copy": lambda: np.copyto(c, a),
                 "scale": lambda: np.multiply(c, scalar, out=b),

@@ -69,7 +69,8 @@ def blas() -> dict:
     try:
         import threadpoolctl
     except ImportError:
-        info["threadpoolctl"] = "not installed: BLAS threads not reported (pip install threadpoolctl)"
+        info["threadpoolctl"] = ("not installed: BLAS threads not reported "
+                                 "(pip install threadpoolctl)")
     else:
         info["threadpoolctl"] = [{k: p.get(k) for k in ("internal_api", "version",
                                                         "num_threads", "threading_layer",

@@ -27,10 +27,11 @@ def stream_table(doc: dict) -> Table:
         row[s["kernel"]] = s["bandwidth_bytes_per_s"]
     bw = lambda x: fmt.bandwidth(x)  # noqa: E731
     return Table(
-        (Column("level", "Where the arrays live"), Column("working_set_bytes", "Arrays together",
+        (Column("level", "Level"), Column("working_set_bytes", "Arrays together",
                                                           fmt.capacity, "right"),
          Column("threads", "Threads", str, "right"),
-         *(Column(k, k.capitalize(), bw, "right") for k in ("read", "copy", "scale", "add", "triad"))),
+         *(Column(k, k.capitalize(), bw, "right")
+           for k in ("read", "copy", "scale", "add", "triad"))),
         tuple(rows[k] for k in sorted(rows)),
         caption="STREAM-style bandwidth (best of the repeats; bytes counted as STREAM does)")
 
@@ -41,7 +42,7 @@ def ceilings_table(doc: dict) -> Table:
              "how": b.get("from") or
              f"{b['kernel']}, {b['threads']} thread{'s' * (b.get('threads', 1) > 1)}"}
             for b in sorted(c["bandwidth"], key=lambda b: LEVEL_ORDER.get(b["level"], 9))]
-    rows += [{"roof": f"Compute, {p['precision']}", "value": f"{fmt.si(p['flops_per_s'], 'FLOP/s')}",
+    rows += [{"roof": f"Compute, {p['precision']}", "value": fmt.si(p["flops_per_s"], "FLOP/s"),
               "how": p.get("from", "matmul")} for p in c["compute"]]
     return Table((Column("roof", "Measured roof"), Column("value", "Value", align="right"),
                   Column("how", "Best of")), tuple(rows), caption="Measured ceilings")
@@ -51,8 +52,10 @@ def ops_check_table(doc: dict) -> Table:
     rows = []
     for chk in op_checks(doc):
         d = chk.as_dict()
-        d["shape_text"] = " × ".join(f"{int(v):,}" for v in chk.shape.values())
-        d["spread"] = f"{fmt.seconds(chk.measured_min_s)} – {fmt.seconds(chk.measured_max_s)}"
+        d["shape_text"] = "×".join(str(int(v)) for v in chk.shape.values())
+        lo, hi = (fmt.seconds(t).replace(" ", "\u00a0")  # keep "6.07 ms" on one line
+                  for t in (chk.measured_min_s, chk.measured_max_s))
+        d["spread"] = f"{lo} – {hi}"
         rows.append(d)
     return Table(
         (Column("label", "Op"), Column("shape_text", "Shape"),
@@ -60,9 +63,9 @@ def ops_check_table(doc: dict) -> Table:
          Column("bound", "Bound"),
          Column("predicted_s", "Model lower bound", fmt.seconds, "right"),
          Column("measured_s", "Measured (median)", fmt.seconds, "right"),
-         Column("spread", "Spread (min – max)", align="right"),
          Column("ratio", "Measured ÷ bound", _ratio, "right"),
-         Column("traffic_factor", "numpy bytes ÷ model bytes", _ratio, "right")),
+         Column("traffic_factor", "numpy ÷ model bytes", _ratio, "right"),
+         Column("spread", "Spread (min – max)", align="right")),
         tuple(rows),
         caption="Each op's model lower bound, with the measured roofs, against its measured time")
 

@@ -200,7 +200,8 @@ def measurement_fence(source: str, language: str, class_name: str, options_: dic
     if opts["show"] == "summary":
         return f'<p class="roofline-measurement-summary">{html.escape(summary_text(doc))}</p>'
     if opts["show"] == "verdict":
-        return f'<p class="roofline-measurement-verdict">{html.escape(tables.verdict_text(doc))}</p>'
+        text = html.escape(tables.verdict_text(doc))
+        return f'<p class="roofline-measurement-verdict">{text}</p>'
     if opts["show"] == "machine":
         return tables.html_table(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,

@@ -111,7 +111,9 @@ export function check(value, rule, path, root) {
     if (value.length < (rule.minItems || 0)) {
       throw new Mismatch(`needs at least ${rule.minItems} item(s), got ${value.length}`, path);
     }
-    if (rule.items !== undefined) value.forEach((item, i) => check(item, rule.items, `${path}[${i}]`, root));
+    if (rule.items !== undefined) {
+      value.forEach((item, i) => check(item, rule.items, `${path}[${i}]`, root));
+    }
   }
   if (isObject(value)) {
     for (const key of rule.required || []) {
@@ -120,10 +122,11 @@ export function check(value, rule, path, root) {
     const props = rule.properties || {};
     const extra = rule.additionalProperties === undefined ? true : rule.additionalProperties;
     for (const [key, item] of Object.entries(value)) {
-      if (Object.prototype.hasOwnProperty.call(props, key)) check(item, props[key], join(path, key), root);
+      const at = join(path, key);
+      if (Object.prototype.hasOwnProperty.call(props, key)) check(item, props[key], at, root);
       else if (extra === false) {
-        throw new Mismatch(`unknown field (known: ${Object.keys(props).join(", ")})`, join(path, key));
-      } else if (isObject(extra)) check(item, extra, join(path, key), root);
+        throw new Mismatch(`unknown field (known: ${Object.keys(props).join(", ")})`, at);
+      } else if (isObject(extra)) check(item, extra, at, root);
     }
   }
 }
@@ -141,14 +144,14 @@ function consistency(doc) {
   const c = doc.ceilings;
   const levels = c.bandwidth.map((b) => b.level);
   if (!levels.includes(c.memory_level)) {
-    throw new Mismatch(`no bandwidth ceiling for memory_level "${c.memory_level}" (have: ${levels.join(", ")})`,
-                       "ceilings.bandwidth");
+    throw new Mismatch(`no bandwidth ceiling for memory_level "${c.memory_level}" `
+                       + `(have: ${levels.join(", ")})`, "ceilings.bandwidth");
   }
   const roofs = c.compute.map((p) => p.precision);
   doc.ops.forEach((op, i) => {
     if (!roofs.includes(op.precision)) {
-      throw new Mismatch(`no compute ceiling for precision "${op.precision}" (have: ${roofs.join(", ")})`,
-                         `ops[${i}].precision`);
+      throw new Mismatch(`no compute ceiling for precision "${op.precision}" `
+                         + `(have: ${roofs.join(", ")})`, `ops[${i}].precision`);
     }
   });
 }
@@ -160,14 +163,16 @@ export function validate(doc, schema, where = "measurement") {
     if (isObject(doc) && doc.format === FORMAT && "schema_version" in doc
         && doc.schema_version !== SCHEMA_VERSION) {
       throw new Mismatch(`this site reads version ${SCHEMA_VERSION}, the file is version `
-                         + `${short(doc.schema_version)}: re-run \`roofline measure\``, "schema_version");
+                         + `${short(doc.schema_version)}: re-run \`roofline measure\``,
+                         "schema_version");
     }
     check(doc, schema, "", schema);
     consistency(doc);
   } catch (e) {
     if (!(e instanceof Mismatch)) throw e;
     const field = e.path || "(top level)";
-    return { ok: false, field, message: e.message, text: `${where}: field '${field}': ${e.message}` };
+    const text = `${where}: field '${field}': ${e.message}`;
+    return { ok: false, field, message: e.message, text };
   }
   return { ok: true };
 }
