@@ -99,3 +99,45 @@ def test_figure_names_its_parts_and_is_deterministic():
 def test_bad_options_name_the_field(kwargs, field):
     with pytest.raises(RooflineError, match=f"field '{field}'"):
         pb.figure(**kwargs)
+
+
+# ---------------------------------------------------------------- the fences
+
+def _md(text: str) -> str:
+    import markdown
+    from roofline.fences import custom_fences
+    return markdown.markdown(text, extensions=["pymdownx.superfences"], extension_configs={
+        "pymdownx.superfences": {"custom_fences": custom_fences()}})
+
+
+def test_budget_fence_renders_a_block():
+    html = _md("```roofline-budget\nmodel: llama-3-8b\nphase: decode\nbatch: 32\n"
+               "fuse: [flash]\n```\n")
+    assert 'class="roofline-block"' in html and "budget-fusions" in html
+    assert 'min-height:1500px' in html
+
+
+def test_budget_table_fence_is_the_model():
+    html = _md("```roofline-budget-table\ntable: configs\n```\n")
+    bg = budget(get_model("llama-2-7b"), "train", 4, 4096, default_catalog()["h100-sxm"],
+                "bf16", 2.0)
+    from roofline import fmt
+    assert "<table>" in html and fmt.percent(bg.mfu_upper_bound, 3) in html
+    assert fmt.percent(bg.mfu_estimate, 3) in html
+    assert "NVLink 4 diagonal" in _md("```roofline-budget-table\ntable: ceilings\n```\n")
+
+
+@pytest.mark.parametrize("body, key", [
+    ("fuse: [warp]", "fuse"), ("model: gpt", "model"), ("batch: 3", "batch"),
+    ("colour: red", "colour"), ("fuse: flash", "fuse"),
+])
+def test_budget_fence_errors_name_the_key(body, key):
+    from pymdownx.superfences import SuperFencesException
+    with pytest.raises(SuperFencesException, match=f"roofline-budget fence: key '{key}'"):
+        _md(f"```roofline-budget\n{body}\n```\n")
+
+
+def test_budget_table_fence_rejects_unknown_table():
+    from pymdownx.superfences import SuperFencesException
+    with pytest.raises(SuperFencesException, match="key 'table': unknown table 'all'"):
+        _md("```roofline-budget-table\ntable: all\n```\n")
