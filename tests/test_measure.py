@@ -244,6 +244,92 @@ def test_cli_cuda_without_a_device_is_one_line_and_exit_2(monkeypatch, capsys):
                    "CUDA device: torch is not installed")
 
 
+def _numpy_torch():
+    """Just enough of torch's API, backed by numpy, to run measure/gpu.py's control flow on a
+    machine with no GPU (CI). It checks the plumbing, not torch's semantics."""
+    import time
+    import types
+
+    import numpy as np
+
+    class T:
+        def __init__(self, a):
+            self.a = a
+
+        def copy_(self, o):
+            self.a[...] = o.a
+            return self
+
+        def float(self):
+            return self
+
+        def to(self, dtype):
+            return self
+
+        def pow(self, k):
+            return T(self.a ** k)
+
+        def mean(self, dim, keepdim=False):
+            return T(self.a.mean(axis=dim, keepdims=keepdim))
+
+        def __add__(self, o):
+            return T(self.a + (o.a if isinstance(o, T) else o))
+
+        def __mul__(self, o):
+            return T(self.a * (o.a if isinstance(o, T) else o))
+
+    def put(result, target):
+        target.a[...] = result
+        return target
+
+    class Event:
+        def __init__(self, enable_timing=False):
+            self.t = None
+
+        def record(self):
+            self.t = time.perf_counter()
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return (other.t - self.t) * 1e3
+
+    randn = lambda *shape, device=None, dtype=None: T(  # noqa: E731
+        np.random.default_rng(0).standard_normal(shape, dtype=np.float32))
+    torch = types.SimpleNamespace(
+        __version__="0-numpy", bfloat16="torch.bfloat16", float32="torch.float32",
+        device=lambda name: name, randn=randn,
+        full=lambda shape, v, device=None: T(np.full(shape, v, np.float32)),
+        ones=lambda n, device=None, dtype=None: T(np.ones(n, np.float32)),
+        empty=lambda *shape, device=None, dtype=None: T(np.empty(shape, np.float32)),
+        mul=lambda a, s, out: put(a.a * s, out),
+        add=lambda a, b, alpha=1.0, out=None: put(a.a + alpha * b.a, out),
+        matmul=lambda a, b, out: put(a.a @ b.a, out),
+        rsqrt=lambda x: T(1 / np.sqrt(x.a)),
+        softmax=lambda x, dim: T(np.exp(x.a)),
+        nn=types.SimpleNamespace(functional=types.SimpleNamespace(
+            gelu=lambda x, approximate=None: T(np.tanh(x.a)))),
+        version=types.SimpleNamespace(cuda="0-numpy"),
+        cuda=types.SimpleNamespace(
+            is_available=lambda: True, get_device_name=lambda i: "Numpy Stand-in GPU",
+            get_device_properties=lambda i: types.SimpleNamespace(L2_cache_size=256 * 1024),
+            synchronize=lambda: None, empty_cache=lambda: None, Event=Event))
+    return torch
+
+
+def test_gpu_path_runs_end_to_end_with_a_stand_in_torch(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _numpy_torch())
+    assert gpu.available() == (True, "")
+    doc = gpu.measure(PLANS["tiny"], label=None, progress=False, now=None)
+    assert doc["device"] == "cuda" and doc["machine"]["gpu"] == "Numpy Stand-in GPU"
+    assert doc["ceilings"]["memory_level"] == "HBM"
+    assert {b["level"] for b in doc["ceilings"]["bandwidth"]} == {"HBM", "L2-GPU"}
+    assert {c["precision"] for c in doc["ceilings"]["compute"]} == {"bf16", "fp32"}
+    assert {o["precision"] for o in doc["ops"]} == {"bf16"}
+    assert doc["versions"]["torch"] == "0-numpy"
+
+
 def test_gpu_module_imports_without_torch():
     ok, why = gpu.available()
     assert isinstance(ok, bool) and (ok or why)

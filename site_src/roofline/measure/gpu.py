@@ -17,6 +17,8 @@ from .plan import Plan
 from .timing import Progress, time_call
 
 MiB = 1024 * 1024
+LABELS = {"rmsnorm": "RMSNorm", "softmax": "Softmax", "gelu": "GELU", "bias_add": "Bias add",
+          "gemv": "GEMV", "gemm": "GEMM"}
 
 
 def available() -> tuple[bool, str]:
@@ -72,13 +74,18 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
                             {"kernel": name, "dtype": "float32", "elements": n, "threads": 1,
                              "working_set_bytes": float(counted * n * 4), "level": level,
                              "bytes": float(counted * n * 4)}))
+    # A GPU needs far bigger problems than a CPU to leave its caches and fill its cores.
+    sizes = {"full": ((4096, 8192), 32768, (512, 2048, 8192), (11008, 4096)),
+             "quick": ((4096,), 8192, (2048, 8192), (11008, 4096)),
+             "tiny": ((128,), 64, (64,), (512, 512))}[plan.name]
+    matmul_n, rows, gemm_n, (gemv_n, gemv_k) = sizes
     for precision, dt in dtypes.items():
-        for n in (4096, 8192) if plan.name == "full" else (4096,):
+        for n in matmul_n:
             kernels.append(("matmul", f"matmul {precision} n={n}", _mm(torch, dev, n, n, n, dt),
                             {"precision": precision, "dtype": str(dt).removeprefix("torch."),
                              "n": n, "flops": costs.gemm(n, n, n, 2.0).flops}))
     conv = default_zoo().conventions
-    rows, d = 32768, 4096
+    d = plan.hidden
     b = 2.0  # bf16
     bf = torch.bfloat16
     for op, make, how in (
@@ -90,13 +97,15 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
          _unary(torch, dev, (rows * d,), bf, "gelu"), "torch gelu, tanh form (one kernel)"),
         (costs.bias_add(rows, d, b, "bias-add"), _unary(torch, dev, (rows, d), bf, "bias"),
          "x + bias (one kernel)"),
-        (costs.gemv(11008, 4096, b, "gemv"), _mm(torch, dev, 11008, 1, 4096, bf), "cuBLAS"),
+        (costs.gemv(gemv_n, gemv_k, b, "gemv"), _mm(torch, dev, gemv_n, 1, gemv_k, bf),
+         "cuBLAS"),
         *((costs.gemm(n, n, n, b, "gemm"), _mm(torch, dev, n, n, n, bf), "cuBLAS")
-          for n in (512, 2048, 8192)),
+          for n in gemm_n),
     ):
         dims = "x".join(str(int(v)) for v in op.shape.values())
         kernels.append(("ops", f"{op.name} {dims}", make, {
-            "id": f"{op.name}-{dims}", "label": op.name, "kind": op.kind, "precision": "bf16",
+            "id": f"{op.name}-{dims}", "label": LABELS.get(op.kind, op.name), "kind": op.kind,
+            "precision": "bf16",
             "dtype": "bfloat16", "bytes_per_element": b, "shape": dict(op.shape),
             "flops": op.flops, "bytes": op.bytes, "implementation_bytes": None,
             "implementation": how}))
