@@ -37,7 +37,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("export", help="write embeddable roofline pages and their <iframe> snippets")
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--assets-only", action="store_true",
-                   help="only the BokehJS bundles and the loader (e.g. for a Zensical docs dir)")
+                   help="write only the BokehJS bundles and the loader, into DIR itself "
+                        "(e.g. a Zensical site's docs/assets/roofline)")
 
 
 def iframe(view: View, src: str) -> str:
@@ -52,11 +53,11 @@ def run(args: argparse.Namespace) -> int:
     from ..plot.widget import figure
 
     out: Path = args.out
-    files = assets.write_assets(out / ASSETS, stable_loader=True)
-    if args.assets_only:
-        for f in files:
+    if args.assets_only:  # straight into --out: it is the folder the site serves them from
+        for f in assets.write_assets(out, stable_loader=True):
             print(f)
         return 0
+    assets.write_assets(out / ASSETS, stable_loader=True)
     loader = f"{ASSETS}/{assets.loader_name()}"
     snippets = []
     for view in VIEWS:
