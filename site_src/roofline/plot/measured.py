@@ -158,8 +158,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     if not picker:
         return status
     chooser = FileInput(name="measurement-file", accept=".json,application/json",
-                        title="Your measurement (the JSON `roofline measure` writes; read here, "
-                              "never uploaded)",
+                        title="Your measurement JSON (stays in your browser)",
                         sizing_mode="stretch_width")
     pick = CustomJS.from_file(JS, mode="pick", schema=schema(), fig=fig, roofs=roofs,
                               labels=labels, points=points, status=status, chooser=chooser)
