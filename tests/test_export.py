@@ -110,3 +110,53 @@ def test_iframe_snippet_works_in_a_bare_page(export_dir, open_page):
         "() => window.roofline.documents[0].get_model_by_name('verdict').text")
     assert "ridge at 591 FLOP/byte" in text  # the FP8 view
     w.assert_clean()
+
+
+# ---------------------------------------------------------------- docs/embed.md's examples
+
+EMBED_MD = Path(__file__).parent.parent / "docs" / "embed.md"
+
+
+def doc_block(title: str) -> str:
+    """The body of the code block titled `title` in docs/embed.md."""
+    text = EMBED_MD.read_text(encoding="utf-8")
+    found = re.search(r'^(`{3,})\w* title="' + re.escape(title) + r'"\n(.*?)\n\1$', text,
+                      flags=re.S | re.M)
+    assert found, f"no code block titled {title!r} in docs/embed.md"
+    return found.group(2) + "\n"
+
+
+@pytest.fixture(scope="module")
+def docs_export(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("docs-export")
+    command = doc_block("write embeddable pages").split()
+    assert command[:2] == ["roofline", "export"]
+    assert main(command[1:-1] + [str(root / command[-1])]) == 0
+    return root
+
+
+@pytest.mark.browser
+def test_docs_iframe_example_renders_from_disk(docs_export, open_page):
+    page_file = docs_export / "index.html"
+    page_file.write_text(doc_block("index.html"), encoding="utf-8")
+    w = open_page(page_file.as_uri())
+    w.page.frame_locator("iframe").locator(
+        ".roofline-block[data-roofline-state=ready]").wait_for(timeout=20000)
+    w.assert_clean()
+
+
+def test_docs_sphinx_example_points_at_an_exported_page(docs_export):
+    conf = doc_block("conf.py")
+    scope: dict = {}
+    exec(conf, scope)  # noqa: S102 - the documented conf.py line
+    extra = docs_export / scope["html_extra_path"][0]
+    src = re.search(r'<iframe src="([^"]+)"', doc_block("roofline.rst")).group(1)
+    assert (extra / src).exists(), src
+
+
+def test_docs_plot_example_command(tmp_path):
+    text = EMBED_MD.read_text(encoding="utf-8")
+    command = re.search(r"`(roofline plot [^`]+)`", text).group(1).split()
+    command[-1] = str(tmp_path / command[-1])
+    assert main(command[1:]) == 0
+    assert Path(command[-1]).stat().st_size > 1_000_000  # BokehJS is inside

@@ -67,3 +67,50 @@ def test_fixture_plot_renders_from_file_with_no_outside_request(plugin_site, ope
     assert size["h"] > 500
     screenshot(page, "plugin-fixture")
     w.assert_clean()
+
+
+# ---------------------------------------------------------------- docs/embed.md's examples
+
+EMBED_MD = Path(__file__).parent.parent / "docs" / "embed.md"
+
+
+def doc_block(title: str) -> str:
+    """The body of the code block titled `title` in docs/embed.md."""
+    text = EMBED_MD.read_text(encoding="utf-8")
+    found = re.search(r'^(`{3,})\w* title="' + re.escape(title) + r'"\n(.*?)\n\1$', text,
+                      flags=re.S | re.M)
+    assert found, f"no code block titled {title!r} in docs/embed.md"
+    return found.group(2) + "\n"
+
+
+def test_docs_mkdocs_example_builds(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(doc_block("mkdocs.yml"), encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(doc_block("docs/index.md"), encoding="utf-8")
+    proc = build_site(tmp_path / "site", config=tmp_path / "mkdocs.yml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert html.count('class="roofline-block"') == 1 and "NVIDIA A100 SXM4 80GB" in html
+
+
+def test_docs_zensical_config_runs_the_formatter_without_the_plugin(tmp_path):
+    import markdown
+    from mkdocs.utils.yaml import yaml_load
+
+    from roofline.cli import main
+
+    config = yaml_load(doc_block("mkdocs.yml (Zensical)"))
+    assert "plugins" not in config
+    exts = config["markdown_extensions"]
+    md = markdown.Markdown(extensions=["pymdownx.superfences"],
+                           extension_configs=exts[0])
+    html = md.convert(doc_block("docs/index.md"))
+    assert html.count('class="roofline-block"') == 1
+    command = doc_block("copy BokehJS and the loader into the docs folder").split()
+    assert command[:3] == ["roofline", "export", "--assets-only"]
+    out = tmp_path / command[command.index("--out") + 1]
+    assert main(command[1:-1] + [str(out)]) == 0
+    loader = config["extra_javascript"][0]
+    assert (tmp_path / "docs" / loader).exists(), loader
+    for a in assets.bokeh_assets():
+        assert (tmp_path / "docs" / Path(loader).parent / a.name).exists()

@@ -1,0 +1,109 @@
+"""roofline.figure(): the Python API behind the fence, for notebooks and other tools."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from bokeh.embed import file_html
+from bokeh.models import Slider
+
+import roofline
+from roofline.errors import RooflineError
+from roofline.plot import widget
+from roofline.plot.embed import block, item_json
+
+NAMES = ("roofline-figure", "ai-slider", "readout", "verdict", "hardware", "precision",
+         "presets", "vector-roof")
+
+
+def test_figure_has_the_public_model_names():
+    layout = roofline.figure(hardware="h100-sxm", precision="bf16", ai=2)
+    for name in NAMES:
+        assert layout.select_one({"name": name}) is not None, name
+    slider = layout.select_one({"name": "ai-slider"})
+    assert isinstance(slider, Slider) and slider.value == pytest.approx(0.30103, abs=1e-5)
+    assert layout.select_one({"name": "verdict"}).text.startswith("Memory-bound")
+
+
+def test_initial_state_comes_from_the_model():
+    layout = roofline.figure(hardware="a100-sxm-80gb", precision="bf16", op="gemm-train")
+    hw = roofline.default_catalog()["a100-sxm-80gb"]
+    op = roofline.default_zoo().ops(2.0, ["gemm-train"])[0]
+    ai = roofline.place(op, hw, "bf16").intensity_flops_per_byte
+    assert 10 ** layout.select_one({"name": "ai-slider"}).value == pytest.approx(ai, rel=1e-9)
+    assert layout.select_one({"name": "ridge"}).location == pytest.approx(
+        hw.ridge_flops_per_byte("bf16"), rel=1e-12)
+    assert "gemm-train takes ≥" in layout.select_one({"name": "readout"}).text
+
+
+def test_precision_options_follow_the_chip():
+    layout = roofline.figure(hardware="tpu-v5e")
+    assert [v for v, _ in layout.select_one({"name": "precision"}).options] == ["bf16"]
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"hardware": "h1000"}, "hardware"), ({"precision": "fp9"}, "precision"),
+    ({"ops": ["nope"]}, "op"), ({"ai": 0}, "ai"), ({"ai": 1e6}, "ai"),
+    ({"ceilings": ["attic"]}, "ceilings"), ({"height": 10}, "height"),
+    ({"ops": ["rmsnorm"], "op": "softmax"}, "op"),
+])
+def test_bad_arguments_raise_roofline_error(kwargs, field):
+    with pytest.raises(RooflineError) as err:
+        roofline.figure(**kwargs)
+    assert err.value.field == field
+
+
+def test_bokeh_show_path_works(tmp_path):
+    """What bokeh.io.show does for a standalone file: file_html of the layout."""
+    html = file_html(roofline.figure(), title="roofline")
+    assert "roofline-figure" in html
+
+
+def test_notebook_example_from_the_docs_runs(monkeypatch):
+    text = (Path(__file__).parent.parent / "docs" / "embed.md").read_text(encoding="utf-8")
+    cell = re.search(r'```python title="notebook cell"\n(.*?)\n```', text, re.S).group(1)
+    shown = []
+    import bokeh.io
+    monkeypatch.setattr(bokeh.io, "output_notebook", lambda *a, **k: None)
+    monkeypatch.setattr(bokeh.io, "show", lambda obj, *a, **k: shown.append(obj))
+    exec(cell, {})  # noqa: S102 - the documented cell
+    assert len(shown) == 1 and shown[0].select_one({"name": "ai-slider"}) is not None
+
+
+def test_embed_block_is_deterministic_and_escapes_script_ends():
+    a = block(roofline.figure(ceilings=["sram", "host"]), height_px=650, label="x")
+    b = block(roofline.figure(ceilings=["sram", "host"]), height_px=650, label="x")
+    assert a == b
+    assert re.search(r'"id":"p1000"', a)
+    body = re.search(r'<script type="application/json" class="roofline-item">(.*?)</script>',
+                     a, re.S).group(1)
+    assert "</" not in body
+    item = json.loads(body)
+    assert item["root_id"] == item["doc"]["roots"][0]["id"]  # references survive renumbering
+
+
+def test_measurement_hook_is_optional():
+    """With roofline.plot.measured present its overlay is called; absent, nothing breaks."""
+    calls = []
+    try:
+        from roofline.plot import measured
+    except ImportError:
+        roofline.figure(measurement=object())
+        return
+    original = measured.add_overlay
+    try:
+        measured.add_overlay = lambda fig, m: calls.append((fig.name, m))
+        roofline.figure(measurement="m")
+    finally:
+        measured.add_overlay = original
+    assert calls == [("roofline-figure", "m")]
+
+
+def test_item_json_ids_are_renumbered():
+    text = item_json(roofline.figure())
+    ids = re.findall(r'"id":"p(\d+)"', text)
+    assert min(map(int, ids)) == 1000
+    assert widget.AI_MIN == 0.01 and widget.AI_MAX == 10_000
