@@ -29,7 +29,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run", "--disable-sync"]
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1764633600"}
-LESSON = "lesson/06-gpus.html"
+LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
 
 
 def _median(xs):
@@ -164,8 +164,7 @@ def bench_browser(site: Path, runs: int, changes: int) -> dict:
         page.goto(base + LESSON)
         page.wait_for_load_state("networkidle")
         first = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
-        page.evaluate("document.querySelector('.roofline-plot, [data-roofline]')"
-                      "?.scrollIntoView()")
+        page.evaluate("document.querySelector('.roofline-block').scrollIntoView()")
         page.wait_for_function("document.querySelector('canvas') !== null", timeout=30000)
         page.wait_for_load_state("networkidle")
         full = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
@@ -192,10 +191,9 @@ def bench_browser(site: Path, runs: int, changes: int) -> dict:
         # slider → next frame: set the public `ai-slider` model and wait for the next frame
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(base + LESSON + "#6-drive-the-roofline")
-        page.wait_for_function("window.Bokeh && Bokeh.documents.length > 0 && "
-                               "Bokeh.documents[0].get_model_by_name('ai-slider')", timeout=30000)
+        page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=30000)
         lat = page.evaluate("""async (n) => {
-            const doc = Bokeh.documents[0];
+            const doc = window.roofline.documents[0];
             const s = doc.get_model_by_name('ai-slider');
             const readout = doc.get_model_by_name('readout');
             const out = [];
