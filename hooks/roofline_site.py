@@ -3,6 +3,9 @@ nothing here computes anything."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Literal
+
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -11,6 +14,32 @@ from mkdocs.structure.pages import Page
 
 from roofline.errors import RooflineError
 from roofline.site import build
+
+# `mkdocs build` renders into a staging folder and swaps it in at the end (see build.publish);
+# `mkdocs serve` keeps its own temporary folder.
+_command: list[str] = []
+_staging: dict[str, Path] = {}
+
+
+def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
+    _command[:] = [command]
+
+
+@event_priority(100)  # before any plugin writes into site_dir
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    if _command == ["build"]:
+        _staging["target"] = Path(config.site_dir).resolve()
+        _staging["stage"] = build.stage_dir(config.site_dir)
+        config.site_dir = str(_staging["stage"])
+    return config
+
+
+def on_pre_build(*, config: MkDocsConfig) -> None:
+    """Fail on bad data before MkDocs empties any folder."""
+    try:
+        build.check_inputs()
+    except RooflineError as exc:
+        raise PluginError(f"roofline: {exc}") from None
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
@@ -34,5 +63,12 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 @event_priority(-200)  # after Material's offline plugin (-100) has written the search index
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Pack the finished site into the downloadable zip."""
+    """Pack the finished site into the downloadable zip, then put it in place."""
     build.write_zip(config.site_dir)
+    if "stage" in _staging:
+        build.publish(_staging.pop("stage"), _staging.pop("target"))
+
+
+def on_build_error(*, error: Exception) -> None:
+    if "stage" in _staging:
+        build.discard(_staging.pop("stage"))

@@ -48,3 +48,43 @@ def write_zip(site_dir: str | os.PathLike) -> Path:
             zf.writestr(info, p.read_bytes())
     tmp.replace(target)
     return target
+
+
+def check_inputs() -> None:
+    """Load and validate every data file the pages read, before MkDocs empties the site folder,
+    so bad data fails the build with the old site untouched."""
+    ctx = load_context()
+    from ..transformer import default_models
+    default_models()
+    for name, table, keys in (("prompts", "prompt", ("question", "section", "answer")),
+                              ("checkpoint", "question", ("question", "answer")),
+                              ("failure_modes", "mode", ("title", "problem", "check"))):
+        qa.load_entries(name, table, keys, optional=("extra",))
+    pages.generated_tables(ctx)
+
+
+# Staged builds: MkDocs empties site_dir before it renders a page, so a page that fails would
+# leave a half-written site. We build into a sibling folder and swap it in only on success.
+STAGE_PREFIX = ".site."
+
+
+def stage_dir(site_dir: str | os.PathLike) -> Path:
+    target = Path(site_dir).resolve()
+    return target.parent / f"{STAGE_PREFIX}{target.name}.{os.getpid()}"
+
+
+def publish(stage: Path, target: Path) -> None:
+    """Replace target by the finished stage (two renames; the old copy is removed last)."""
+    import shutil
+    old = target.parent / f"{STAGE_PREFIX}{target.name}.old.{os.getpid()}"
+    if target.exists():
+        target.rename(old)
+    stage.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def discard(stage: Path) -> None:
+    import shutil
+    if stage.exists() and stage.name.startswith(STAGE_PREFIX):
+        shutil.rmtree(stage)
