@@ -114,3 +114,31 @@ def test_docs_zensical_config_runs_the_formatter_without_the_plugin(tmp_path):
     assert (tmp_path / "docs" / loader).exists(), loader
     for a in assets.bokeh_assets():
         assert (tmp_path / "docs" / Path(loader).parent / a.name).exists()
+
+
+@pytest.mark.browser
+def test_two_plots_on_one_page_work_independently(plugin_site, open_page):
+    w = open_page((plugin_site / "two.html").as_uri())
+    blocks = w.page.locator(".roofline-block")
+    assert blocks.count() == 2
+    for i in range(2):
+        blocks.nth(i).scroll_into_view_if_needed()
+        w.page.wait_for_selector(f".roofline-block >> nth={i}", state="attached")
+    w.page.wait_for_function(
+        "() => [...document.querySelectorAll('.roofline-block')]"
+        ".every((b) => b.dataset.rooflineState === 'ready')", timeout=20000)
+    ridges = w.page.evaluate("""() => {
+        const [a, b] = window.roofline.documents;
+        a.get_model_by_name('hardware').value = 'l4';
+        return [a, b].map((d) => d.get_model_by_name('ridge').location);
+    }""")
+    assert ridges[0] != ridges[1] and round(ridges[1]) == 153  # the second stays an A100
+    ceilings = w.page.evaluate(
+        "() => window.roofline.documents[0].get_model_by_name('ceilings').data.text")
+    from roofline import fmt
+    from roofline.catalog import default_catalog
+    l4 = default_catalog()["l4"]
+    expected = [f"Host link {fmt.bandwidth(l4.tier('host').bandwidth_bytes_per_s)}"]
+    assert ceilings == expected  # the catalog gives the L4 no SRAM or scale-up bandwidth
+    screenshot(w.page, "plugin-two-plots")
+    w.assert_clean()

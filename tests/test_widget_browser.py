@@ -187,3 +187,19 @@ def test_height_is_reserved_before_bokehjs_loads(site_server, open_page):
     assert w.page.locator(".roofline-block").first.get_attribute("data-roofline-state") is None
     assert target.bounding_box()["height"] >= 600
     w.assert_clean()
+
+
+@pytest.mark.parametrize("kind", ["http", "file"])
+def test_plot_survives_link_and_back_forward_navigation(kind, site_server, built_site,
+                                                        open_page):
+    home = site_server.url + "index.html" if kind == "http" else (built_site / "index.html").as_uri()
+    w = open_page(home)
+    w.page.locator("a.md-button--primary").first.click()
+    w.page.wait_for_url(f"**/{LESSON}")
+    assert round(ready(w)["ridge"]) == 295
+    w.page.go_back()
+    w.page.wait_for_url("**/index.html")
+    w.page.go_forward()
+    w.page.wait_for_url(f"**/{LESSON}")
+    assert round(ready(w)["ridge"]) == 295
+    w.assert_clean()
