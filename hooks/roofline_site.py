@@ -56,7 +56,8 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Expand the model's markers; a bad one stops the build naming page, line and field."""
     try:
-        return build.render_markdown(markdown, f"docs/{page.file.src_uri}")
+        return build.render_markdown(markdown, f"docs/{page.file.src_uri}",
+                                     page.file.content_string)
     except RooflineError as exc:
         raise PluginError(f"roofline: {exc}") from None
 

@@ -19,9 +19,15 @@ ZIP_ROOT = "roofline-lesson-site"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-def render_markdown(markdown: str, where: str) -> str:
-    """Expand every `<!-- rl:... -->` marker of one page from the model."""
-    return expand(markdown, load_context(), where)
+def render_markdown(markdown: str, where: str, source: str | None = None) -> str:
+    """Expand every `<!-- rl:... -->` marker of one page from the model. With the page's
+    source, errors give line numbers of the file (MkDocs has stripped its front matter)."""
+    first_line = 1
+    if source and markdown.strip():
+        head = source.find(markdown.strip()[:200])
+        if head > 0:
+            first_line = source.count("\n", 0, head) + 1 - (len(markdown) - len(markdown.lstrip("\n")))
+    return expand(markdown, load_context(), where, first_line)
 
 
 def generated_files() -> dict[str, str | bytes]:

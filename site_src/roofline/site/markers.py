@@ -50,11 +50,12 @@ class Call:
     line: int
 
 
-def parse(text: str, where: str) -> list[Call]:
-    """Every marker in text, in order; malformed ones raise naming the line."""
+def parse(text: str, where: str, first_line: int = 1) -> list[Call]:
+    """Every marker in text, in order; malformed ones raise naming the line (counted from
+    first_line, so a page's front matter can be accounted for)."""
     calls = []
     for m in OPEN.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line = text.count("\n", 0, m.start()) + first_line
         end = text.find(CLOSE, m.end())
         if end < 0:
             raise RooflineError("marker is not closed with '-->'", where=where,
@@ -116,10 +117,10 @@ def render_call(call: Call, ctx: Context, where: str) -> str:
     return out
 
 
-def expand(text: str, ctx: Context, where: str) -> str:
+def expand(text: str, ctx: Context, where: str, first_line: int = 1) -> str:
     """Replace every marker in text. Block markers must sit alone on their line."""
     parts, pos = [], 0
-    for call in parse(text, where):
+    for call in parse(text, where, first_line):
         mk = REGISTRY.get(call.name)
         if mk is not None and mk.block:
             line_start = text.rfind("\n", 0, call.start) + 1
