@@ -114,7 +114,7 @@ def test_budget_fence_renders_a_block():
     html = _md("```roofline-budget\nmodel: llama-3-8b\nphase: decode\nbatch: 32\n"
                "fuse: [flash]\n```\n")
     assert 'class="roofline-block"' in html and "budget-fusions" in html
-    assert 'min-height:1500px' in html
+    assert 'min-height:1460px' in html
 
 
 def test_budget_table_fence_is_the_model():

@@ -118,3 +118,11 @@ test("the all-reduce is a ring: nothing on one GPU, 2 (N-1)/N of the gradients o
   close(bj.allreduceTime(1e9, 2, 8, 450e9), 2 * 7 / 8 * 2e9 / 450e9, "dp 8");
   assert.equal(bj.allreduceTime(1e9, 2, 8, 0), 0);
 });
+
+test("a URL's data-parallel degree snaps to the nearest listed one", () => {
+  const opts = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+  assert.equal(bj.nearestOption(opts, 1024), 1024);
+  assert.equal(bj.nearestOption(opts, 5), 4);
+  assert.equal(bj.nearestOption(opts, 7), 8);
+  assert.equal(bj.nearestOption(opts, 1), 1);
+});

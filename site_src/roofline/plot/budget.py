@@ -22,7 +22,7 @@ from bokeh.document import Document
 from bokeh.layouts import column, row
 from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, FactorRange,
                           InlineStyleSheet, LabelSet, NumeralTickFormatter, Range1d, Select,
-                          Slider, Spinner)
+                          Slider)
 from bokeh.plotting import figure as bokeh_figure
 
 from .. import fmt
@@ -49,6 +49,7 @@ WATERFALL_SHORT = {"peak": "100 % of peak", "memory": "memory-bound ops",
 X_RANGE = (0.1, 10_000.0)
 LIMITS = {"efficiency": (0.3, 1.0), "launch_us": (0.0, 50.0), "dp": (1, 1024),
           "overlap": (0.0, 1.0)}
+DP_OPTIONS = tuple(2 ** i for i in range(11))  # 1 … 1,024 GPUs
 
 _WIDGET_CSS_TEXT = """
 :host { --background-color: var(--md-default-bg-color, #fff);
@@ -163,7 +164,7 @@ def payload(hardware: str, precision: str, url_state: bool = True) -> dict:
         "ops": [n for n, _ in layer_ops], "op_classes": [c for _, c in layer_ops],
         "colors": CLASS_COLORS, "rows": list(WATERFALL_ROWS), "labels": WATERFALL_SHORT,
         "grad_bytes_per_element": defaults.grad_bytes_per_element,
-        "limits": LIMITS, "url": url_state, "combos": combos,
+        "limits": LIMITS, "dp_options": list(DP_OPTIONS), "url": url_state, "combos": combos,
     }
 
 
@@ -277,20 +278,21 @@ def _build(opts: Options, data: dict):
                                labels=[FUSION_LABELS[f] for f in FUSIONS],
                                active=[i for i, f in enumerate(FUSIONS) if f in opts.fusions],
                                stylesheets=[css])
-    efficiency = Spinner(name="budget-efficiency", title="Kernels reach (share of roofline)",
-                         low=LIMITS["efficiency"][0], high=LIMITS["efficiency"][1], step=0.05,
-                         value=defaults.kernel_efficiency, format="0.00", width=170,
-                         stylesheets=[css])
-    launch = Spinner(name="budget-launch", title="Launch overhead per kernel (µs)",
-                     low=LIMITS["launch_us"][0], high=LIMITS["launch_us"][1], step=0.5,
-                     value=defaults.launch_overhead_s * 1e6, format="0.0", width=170,
-                     stylesheets=[css])
-    dp = Spinner(name="budget-dp", title="Data-parallel GPUs", low=LIMITS["dp"][0],
-                 high=LIMITS["dp"][1], step=1, value=defaults.dp_degree, format="0", width=170,
-                 stylesheets=[css])
-    overlap = Slider(name="budget-overlap", title="All-reduce hidden behind backward",
+    # Sliders and a select: keyboard-operable, and named for assistive technology (the
+    # loader names slider handles after their titles); a spinner's buttons have no names.
+    efficiency = Slider(name="budget-efficiency", title="Kernel efficiency",
+                        start=LIMITS["efficiency"][0], end=LIMITS["efficiency"][1], step=0.05,
+                        value=defaults.kernel_efficiency, format="0%", width=170,
+                        stylesheets=[css])
+    launch = Slider(name="budget-launch", title="Launch overhead (µs)",
+                    start=LIMITS["launch_us"][0], end=LIMITS["launch_us"][1], step=0.5,
+                    value=defaults.launch_overhead_s * 1e6, format="0.0", width=170,
+                    stylesheets=[css])
+    dp = Select(name="budget-dp", title="Data-parallel GPUs", value=str(defaults.dp_degree),
+                options=[str(n) for n in DP_OPTIONS], width=140, stylesheets=[css])
+    overlap = Slider(name="budget-overlap", title="All-reduce overlap",
                      start=0, end=1, step=0.05, value=defaults.overlap_fraction,
-                     format="0%", width=240, stylesheets=[css])
+                     format="0%", width=170, stylesheets=[css])
 
     readout = Div(name="budget-readout", text=readout_text(data, e, v, opts.model, opts.phase,
                                                            opts.batch),
@@ -458,7 +460,7 @@ def write_cases(path) -> None:
 FENCE_OPTIONS = {"model": str, "phase": str, "batch": int, "fuse": list, "hardware": str,
                  "precision": str, "height": int, "url": bool}
 TABLE_OPTIONS = {"table": str, "model": str, "batch": int, "hardware": str, "precision": str}
-CONTROLS_HEIGHT_PX = 600  # selects, checkboxes, knobs (two rows on a phone), readout, text
+CONTROLS_HEIGHT_PX = 560  # selects, checkboxes, knobs (two rows on a phone), readout, text
 
 
 def _fence_error(fences, language: str, source: str, opts: dict, exc: RooflineError):

@@ -228,6 +228,15 @@ function writeURL(st) {
   }, 200);
 }
 
+// The option closest to x on a log scale (the data-parallel degrees are powers of two).
+export function nearestOption(options, x) {
+  let best = options[0];
+  for (const o of options) {
+    if (Math.abs(Math.log(o / x)) < Math.abs(Math.log(best / x))) best = o;
+  }
+  return best;
+}
+
 function clampWidget(w, lo, hi, integer) {
   let x = Number(w.value);
   if (!Number.isFinite(x)) x = lo;
@@ -294,7 +303,7 @@ function update(args, obj) {
     if (st.fuse) fusions.active = st.fuse.map((f) => P.fusions.indexOf(f));
     if (st.eff !== undefined) efficiency.value = st.eff;
     if (st.launch !== undefined) launch.value = st.launch;
-    if (st.dp !== undefined) dp.value = st.dp;
+    if (st.dp !== undefined) dp.value = String(nearestOption(P.dp_options, st.dp));
     if (st.overlap !== undefined) overlap.value = st.overlap;
   }
 
@@ -309,7 +318,7 @@ function update(args, obj) {
   const a = {
     efficiency: clampWidget(efficiency, L.efficiency[0], L.efficiency[1], false),
     launchS: clampWidget(launch, L.launch_us[0], L.launch_us[1], false) * 1e-6,
-    dp: clampWidget(dp, L.dp[0], L.dp[1], true),
+    dp: P.dp_options.includes(Number(dp.value)) ? Number(dp.value) : P.dp_options[0],
     overlap: clampWidget(overlap, L.overlap[0], L.overlap[1], false),
   };
   const key = `${model.value}|${ph}|${batch.value}`;
