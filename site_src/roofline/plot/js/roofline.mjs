@@ -248,53 +248,31 @@ function writeURL(state) {
   }, 200);
 }
 
-export default function (args, obj) {
+// What was last drawn, per figure: a slider move redraws only the marker and texts.
+const drawn = new WeakMap();
+
+function restoreFromURL(args) {
   const { payload: P, slider, hardware, precision, presets } = args;
-  const widgets = [slider, hardware, precision, presets, args.vector];
-  const user = widgets.includes(obj);
+  const known = { hardware: Object.keys(P.hardware), precision: Object.keys(P.precisions),
+                  op: Object.keys(P.ops) };
+  const st = parseState(window.location.search, window.location.hash, known);
+  // Each assignment fires this callback again as a change, which redraws what it needs.
+  if (st.hardware) hardware.value = st.hardware;
+  if (st.precision && P.hardware[hardware.value].peaks[st.precision] !== undefined) {
+    precision.value = st.precision;
+  }
+  if (st.op) presets.value = st.op;
+  if (st.ai !== undefined && (st.op === undefined || st.op === "custom")) {
+    slider.value = Math.log10(st.ai);
+  }
+}
 
-  if (!user && P.url && typeof window !== "undefined") {
-    const known = { hardware: Object.keys(P.hardware), precision: Object.keys(P.precisions),
-                    op: Object.keys(P.ops) };
-    const st = parseState(window.location.search, window.location.hash, known);
-    if (st.hardware) hardware.value = st.hardware;
-    if (st.precision && P.hardware[hardware.value].peaks[st.precision] !== undefined) {
-      precision.value = st.precision;
-    }
-    if (st.op) presets.value = st.op;
-    if (st.ai !== undefined && (st.op === undefined || st.op === "custom")) {
-      slider.value = Math.log10(st.ai);
-    }
-  }
-
-  const hw = P.hardware[hardware.value];
-  // The precision list follows the chip; keep the choice if this chip has it, else bf16 or first.
-  const precOptions = hw.precisions.map((p) => [p, P.precisions[p].label]);
-  if (JSON.stringify(precision.options) !== JSON.stringify(precOptions)) {
-    precision.options = precOptions;
-  }
-  if (hw.peaks[precision.value] === undefined) {
-    precision.value = hw.peaks.bf16 !== undefined ? "bf16" : hw.precisions[0];
-  }
-  const prec = precision.value;
+function drawScene(args, hw, prec) {
+  const P = args.payload;
   const peak = hw.peaks[prec];
   const bw = hw.bw;
-  const op = presets.value !== "custom" && P.ops[presets.value] ? presets.value : null;
-
-  // A preset pins the AI to its op's; moving the slider away from it leaves the preset.
-  if (op !== null) {
-    const opAI = place(P.ops[op].cost[prec], peak, bw).ai;
-    const want = Math.log10(Math.min(AI_MAX, Math.max(AI_MIN, opAI)));
-    if (obj === slider && !sameAI(slider.value, want)) {
-      presets.value = "custom";
-      return;
-    }
-    if (!sameAI(slider.value, want)) slider.value = want;
-  }
-  const ai = 10 ** slider.value;
   const r = peak / bw;
   const [x0, x1] = P.x;
-
   const roof = roofXY(peak, bw, x0, x1);
   args.roof.data = { x: roof.x, y: roof.y };
   args.roof_labels.data = {
@@ -335,16 +313,59 @@ export default function (args, obj) {
   const labels = pointLabels(ids, placed.map((p) => p.ai), x1);
   args.point_labels.data = { x: labels.x, y: labels.anchor.map((i) => ys[i]), text: labels.text,
                              dy: labels.dy, dx: labels.dx, align: labels.align };
+}
 
+function setIfChanged(model, prop, value) {
+  const now = model[prop];
+  const same = Array.isArray(value) ? JSON.stringify(now) === JSON.stringify(value) : now === value;
+  if (!same) model[prop] = value;
+}
+
+export default function (args, obj) {
+  const { payload: P, slider, hardware, precision, presets } = args;
+  const user = [slider, hardware, precision, presets, args.vector].includes(obj);
+  if (!user) {
+    // document_ready: Python drew the initial view; only a shared URL can change it.
+    if (P.url && typeof window !== "undefined") restoreFromURL(args);
+    return;
+  }
+
+  const hw = P.hardware[hardware.value];
+  // The precision list follows the chip; keep the choice if this chip has it, else bf16 or first.
+  setIfChanged(precision, "options", hw.precisions.map((p) => [p, P.precisions[p].label]));
+  if (hw.peaks[precision.value] === undefined) {
+    precision.value = hw.peaks.bf16 !== undefined ? "bf16" : hw.precisions[0];
+  }
+  const prec = precision.value;
+  const peak = hw.peaks[prec];
+  const bw = hw.bw;
+  const op = presets.value !== "custom" && P.ops[presets.value] ? presets.value : null;
+
+  // A preset pins the AI to its op's; moving the slider away from it leaves the preset.
+  if (op !== null) {
+    const opAI = place(P.ops[op].cost[prec], peak, bw).ai;
+    const want = Math.log10(Math.min(AI_MAX, Math.max(AI_MIN, opAI)));
+    if (obj === slider && !sameAI(slider.value, want)) {
+      presets.value = "custom";
+      return;
+    }
+    if (!sameAI(slider.value, want)) slider.value = want;
+  }
+
+  const scene = `${hardware.value}|${prec}|${args.vector.active}`;
+  if (drawn.get(args.fig) !== scene) {
+    drawScene(args, hw, prec);
+    drawn.set(args.fig, scene);
+  }
+
+  const ai = 10 ** slider.value;
   const [b, verdict] = verdictText(hw, prec, ai);
   args.marker.data = { x: [ai], y: [attainable(ai, peak, bw) / 1e12],
                        color: [b === "memory" ? "#d1352b" : "#2e9e48"] };
   args.ai_line.location = ai;
-  args.readout.text = readoutText(hw, prec, ai, op, P.ops);
-  args.verdict.text = verdict;
-  args.verdict.css_classes = [`rl-${b}`];
+  setIfChanged(args.readout, "text", readoutText(hw, prec, ai, op, P.ops));
+  setIfChanged(args.verdict, "text", verdict);
+  setIfChanged(args.verdict, "css_classes", [`rl-${b}`]);
 
-  if (user && P.url) {
-    writeURL({ hardware: hardware.value, precision: prec, ai, op: op || "custom" });
-  }
+  if (P.url) writeURL({ hardware: hardware.value, precision: prec, ai, op: op || "custom" });
 }
