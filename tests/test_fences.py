@@ -24,7 +24,8 @@ def fence(body: str) -> str:
 
 
 def test_fence_renders_a_block_with_the_named_models():
-    html = render(fence("hardware: a100-sxm-80gb\nprecision: bf16\nops: [rmsnorm, gemm-train]\nai: 2"))
+    html = render(fence("hardware: a100-sxm-80gb\nprecision: bf16\n"
+                        "ops: [rmsnorm, gemm-train]\nai: 2"))
     assert html.count('class="roofline-block"') == 1
     for name in ("roofline-figure", "ai-slider", "readout", "verdict", "hardware", "precision",
                  "presets"):

@@ -192,7 +192,8 @@ def test_height_is_reserved_before_bokehjs_loads(site_server, open_page):
 @pytest.mark.parametrize("kind", ["http", "file"])
 def test_plot_survives_link_and_back_forward_navigation(kind, site_server, built_site,
                                                         open_page):
-    home = site_server.url + "index.html" if kind == "http" else (built_site / "index.html").as_uri()
+    home = (site_server.url + "index.html" if kind == "http"
+            else (built_site / "index.html").as_uri())
     w = open_page(home)
     w.page.locator("a.md-button--primary").first.click()
     w.page.wait_for_url(f"**/{LESSON}")

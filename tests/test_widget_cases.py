@@ -30,7 +30,8 @@ def test_case_file_is_current_and_large_enough():
     assert gen.build() == DATA, "regenerate: python -m roofline.plot.cases > " + str(CASES_PATH)
 
 
-@pytest.mark.parametrize("case", CASES["place"], ids=lambda c: f"{c['hardware']}-{c['precision']}-{c['op']}")
+@pytest.mark.parametrize("case", CASES["place"],
+                         ids=lambda c: f"{c['hardware']}-{c['precision']}-{c['op']}")
 def test_place_matches_model(case):
     catalog, zoo = default_catalog(), default_zoo()
     hw = catalog[case["hardware"]]

@@ -1,8 +1,8 @@
 """The browser files a roofline block needs: the BokehJS bundles (vendored from the installed
 bokeh package, renamed with its version so caches never serve a stale copy) and our loader.
 
-Every embedding path — the MkDocs plugin, `roofline export`, `roofline plot` — gets its files here,
-so a page never asks a CDN for anything.
+Every embedding path — the MkDocs plugin, `roofline export`, `roofline plot` — gets its files
+here, so a page never asks a CDN for anything.
 """
 
 from __future__ import annotations

@@ -38,7 +38,8 @@ def build() -> dict:
                2740.3, 98765.4, 1.5e7, 0.125, 1375, 2.5, 0.0625)
     cases["format"] = (
         [{"fn": "num", "x": x, "digits": 3, "expected": fmt.num(x)} for x in numbers]
-        + [{"fn": "num", "x": x, "digits": 2, "expected": fmt.num(x, 2)} for x in (0.68, 13.4, 989.4)]
+        + [{"fn": "num", "x": x, "digits": 2, "expected": fmt.num(x, 2)}
+           for x in (0.68, 13.4, 989.4)]
         + [{"fn": "tflops", "x": x, "digits": 3, "expected": fmt.tflops(x)}
            for x in (6.7e12, 989.4e12, 1978.9e12, 3.35e10)]
         + [{"fn": "percent", "x": x, "digits": 2, "expected": fmt.percent(x)}

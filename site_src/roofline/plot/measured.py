@@ -13,8 +13,8 @@ import html
 from pathlib import Path
 
 from bokeh.layouts import column
-from bokeh.models import (ColumnDataSource, CustomJS, Div, FileInput, LabelSet,
-                          NumeralTickFormatter)
+from bokeh.models import (ColumnDataSource, CustomJS, Div, FileInput, InlineStyleSheet,
+                          LabelSet, NumeralTickFormatter)
 
 from .. import fmt
 from .._toml import DATA_DIR
@@ -26,6 +26,17 @@ COLOR = "#d9480f"
 PICKER_HEIGHT_PX = 110
 """Height the picker and its status line add under the widget (the fence reserves it)."""
 CACHE_LEVELS = ("L1", "L2", "L3", "L2-GPU")
+# Text in the page's own colours (readable in both palettes); orange only marks the overlay.
+_PICKER_CSS = InlineStyleSheet(css="""
+:host { color: var(--md-default-fg-color, inherit); }
+.bk-input { color: var(--md-default-fg-color, inherit);
+            background-color: var(--md-default-bg-color, #fff);
+            border-color: var(--md-default-fg-color--lighter, #bbb); }
+""")
+_STATUS_CSS = InlineStyleSheet(css=f"""
+:host {{ color: var(--md-default-fg-color, inherit); border-left: 4px solid {COLOR};
+         padding-left: 0.6em; }}
+""")
 
 
 def resolve(value: str | Path, docs_dir: Path | None = None) -> Path:
@@ -154,12 +165,12 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     status = Div(name="measurement-status", text=summary_text(doc) if doc else
                  "No measurement loaded.", render_as_text=True, sizing_mode="stretch_width",
                  html_attributes={"aria-live": "polite", "role": "status"},
-                 styles={"color": COLOR})
+                 stylesheets=[_STATUS_CSS])
     if not picker:
         return status
     chooser = FileInput(name="measurement-file", accept=".json,application/json",
                         title="Your measurement JSON (stays in your browser)",
-                        sizing_mode="stretch_width")
+                        sizing_mode="stretch_width", stylesheets=[_PICKER_CSS])
     pick = CustomJS.from_file(JS, mode="pick", schema=schema(), fig=fig, roofs=roofs,
                               labels=labels, points=points, status=status, chooser=chooser)
     chooser.js_on_change("value", pick)
@@ -171,7 +182,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
 
 # ---------------------------------------------------------------- ```roofline-measurement
 
-TABLES = ("summary", "verdict", "ceilings", "stream", "ops", "machine")
+TABLES = ("summary", "verdict", "ceilings", "stream", "ops", "spread", "machine")
 
 
 def measurement_fence(source: str, language: str, class_name: str, options_: dict, md,
@@ -179,7 +190,7 @@ def measurement_fence(source: str, language: str, class_name: str, options_: dic
     """```roofline-measurement: a table of a measurement, built from its JSON at build time.
 
         file: measurement-build-machine.json   # package data, or a path under docs/
-        show: ops            # summary | verdict | ceilings | stream | ops | machine
+        show: ops            # summary | verdict | ceilings | stream | ops | spread | machine
     """
     from ..fences import fail, options
     from ..measure import tables
@@ -204,5 +215,5 @@ def measurement_fence(source: str, language: str, class_name: str, options_: dic
     if opts["show"] == "machine":
         return tables.html_table(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,
-             "ops": tables.ops_check_table}[opts["show"]](doc)
+             "ops": tables.ops_check_table, "spread": tables.spread_table}[opts["show"]](doc)
     return tables.html_table(table)

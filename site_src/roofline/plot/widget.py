@@ -351,9 +351,11 @@ def _build(opts: Options, data: dict):
     callback = CustomJS.from_file(
         JS, payload=data, fig=fig, slider=slider, hardware=hardware, precision=precision,
         presets=presets, vector=vector, readout=readout, verdict=verdict_div, roof=roof_src,
-        roof_labels=roof_label_src, ceilings=ceil_src, vector_src=vec_src, vector_label_src=vec_label_src,
+        roof_labels=roof_label_src, ceilings=ceil_src, vector_src=vec_src,
+        vector_label_src=vec_label_src,
         vector_line=vec_line,
-        vector_label=vec_label, points=pts_src, point_labels=pts_label_src, marker=marker_src, ai_line=ai_span,
+        vector_label=vec_label, points=pts_src, point_labels=pts_label_src, marker=marker_src,
+        ai_line=ai_span,
         ridge=ridge_span, ridge_label=ridge_label, memory=memory_box, regions=region_src)
     slider.js_on_change("value", callback)
     for w in (hardware, precision, presets):
@@ -425,8 +427,8 @@ def _vector(hw: dict, bw: float, x0: float, x1: float) -> dict:
     if v is None:
         return {"x": [], "y": [], "label": {"x": [], "y": [], "text": []}}
     x, y = roof_xy(v["peak"], bw, x0, x1)
-    return {"x": x, "y": y, "label": {"x": [x1], "y": [v["peak"] / 1e12],
-                                      "text": [f"{v['label']} vector roof {fmt.tflops(v['peak'])}"]}}
+    text = f"{v['label']} vector roof {fmt.tflops(v['peak'])}"
+    return {"x": x, "y": y, "label": {"x": [x1], "y": [v["peak"] / 1e12], "text": [text]}}
 
 
 def _roof_labels(hw: dict, prec: str, x0: float, x1: float) -> dict:

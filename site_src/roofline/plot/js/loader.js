@@ -52,7 +52,7 @@
     var d = dark();
     return {
       dark: d,
-      bg: d ? cssVar("--md-default-bg-color", "#1e2029") : cssVar("--md-default-bg-color", "#ffffff"),
+      bg: cssVar("--md-default-bg-color", d ? "#1e2029" : "#ffffff"),
       ink: d ? "#e2e4e9" : "#1f2328",
       muted: d ? "#a4a9b6" : "#57606a",
       grid: d ? "#3b3f4f" : "#e3e6ea",
@@ -70,7 +70,8 @@
     doc.all_models.forEach(function (m) {
       var t = m.type;
       if (t === "Figure" || t === "Plot") {
-        m.setv({ background_fill_color: p.bg, border_fill_color: p.bg, outline_line_color: p.grid });
+        m.setv({ background_fill_color: p.bg, border_fill_color: p.bg,
+                 outline_line_color: p.grid });
       } else if (t === "LogAxis" || t === "LinearAxis") {
         m.setv({ axis_line_color: p.muted, major_tick_line_color: p.muted,
                  minor_tick_line_color: p.muted, major_label_text_color: p.ink,
@@ -102,6 +103,7 @@
   }
 
   // ---------------------------------------------------------------- accessibility
+  var TEXT_CHANGES = { childList: true, subtree: true, characterData: true };
   // noUiSlider handles (Bokeh's Slider) carry no accessible name and announce the raw value;
   // name each after its slider's title and announce the value as the title shows it.
   function shadowRoots(node, out) {
@@ -119,7 +121,7 @@
     box.setAttribute("data-roofline-a11y", "1");
     var sync = function () { box.setAttribute("aria-label", text.textContent.trim()); };
     sync();
-    new MutationObserver(sync).observe(text, { childList: true, subtree: true, characterData: true });
+    new MutationObserver(sync).observe(text, TEXT_CHANGES);
   }
 
   function labelSliders(block) {
@@ -140,8 +142,9 @@
         }
       };
       sync();
-      new MutationObserver(sync).observe(title, { childList: true, subtree: true, characterData: true });
-      new MutationObserver(sync).observe(handle, { attributes: true, attributeFilter: ["aria-valuetext"] });
+      new MutationObserver(sync).observe(title, TEXT_CHANGES);
+      new MutationObserver(sync).observe(handle,
+        { attributes: true, attributeFilter: ["aria-valuetext"] });
     });
   }
 

@@ -139,7 +139,9 @@ export function readoutText(hw, precision, ai, op, ops) {
 export function verdictText(hw, precision, ai) {
   const r = hw.peaks[precision] / hw.bw;
   const units = hw.units[precision] === "tensor" ? "tensor cores" : "ALUs";
-  if (ai < r) return ["memory", `Memory-bound — the ${units} idle (ridge at ${num(r)} FLOP/byte)`];
+  if (ai < r) {
+    return ["memory", `Memory-bound — the ${units} idle (ridge at ${num(r)} FLOP/byte)`];
+  }
   return ["compute", `Compute-bound — at the roof (ridge at ${num(r)} FLOP/byte)`];
 }
 
@@ -286,7 +288,12 @@ function drawScene(args, hw, prec) {
   args.ridge.location = r;
   args.ridge_label.setv({ x: r, y: y0, text: `ridge ${num(r)} FLOP/byte` });
   const reg = { x: [], text: [], align: [], dx: [] };
-  if (r > x0 * 8) { reg.x.push(r); reg.text.push("memory-bound"); reg.align.push("right"); reg.dx.push(-6); }
+  if (r > x0 * 8) {
+    reg.x.push(r);
+    reg.text.push("memory-bound");
+    reg.align.push("right");
+    reg.dx.push(-6);
+  }
   reg.y = reg.x.map(() => y1 / 1.6);
   args.regions.data = reg;
   args.ceilings.data = ceilingData(hw, prec, P);
