@@ -64,7 +64,7 @@ def test_bokeh_show_path_works(tmp_path):
 
 def test_notebook_example_from_the_docs_runs(monkeypatch):
     text = (Path(__file__).parent.parent / "docs" / "embed.md").read_text(encoding="utf-8")
-    cell = re.search(r'```python title="notebook cell"\n(.*?)\n```', text, re.S).group(1)
+    cell = re.search(r'```\w+ title="notebook cell"\n(.*?)\n```', text, re.S).group(1)
     shown = []
     import bokeh.io
     monkeypatch.setattr(bokeh.io, "output_notebook", lambda *a, **k: None)
