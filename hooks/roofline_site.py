@@ -62,6 +62,10 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
         raise PluginError(f"roofline: {exc}") from None
 
 
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    return build.patch_page_html(output)
+
+
 @event_priority(-200)  # after Material's offline plugin (-100) has written the search index
 def on_post_build(*, config: MkDocsConfig) -> None:
     """Pack the finished site into the downloadable zip, then put it in place."""

@@ -94,3 +94,10 @@ def discard(stage: Path) -> None:
     import shutil
     if stage.exists() and stage.name.startswith(STAGE_PREFIX):
         shutil.rmtree(stage)
+
+
+def patch_page_html(html: str) -> str:
+    """Give Material's search dialog an accessible name (its template has none)."""
+    return html.replace('<div class="md-search" data-md-component="search" role="dialog">',
+                        '<div class="md-search" data-md-component="search" role="dialog" '
+                        'aria-label="Search">', 1)

@@ -14,7 +14,7 @@ from .. import fmt
 from ..errors import RooflineError
 from ..render.tables import ops_table, tiers_table
 from .context import LESSON_HW, LESSON_PRECISION, Context
-from .markers import marker
+from .markers import marker, scroll_region
 
 FORMULAS = {
     "ai": r"\mathrm{AI} = \frac{\text{FLOPs}}{\text{bytes moved to and from HBM}}",
@@ -76,7 +76,8 @@ def tiers(ctx: Context, *, hw: str = LESSON_HW) -> str:
              f"(source {r['source']}, {r['basis']})" for r in t.rows if r["note"]]
     return (f"\n*Memory hierarchy of the {acc.name}, fastest tier first "
             "(— = not published).*\n{: .rl-caption }\n\n"
-            + '<div class="rl-tiers" markdown="1">\n\n' + table.as_markdown() + "\n</div>\n\n"
+            + scroll_region(table.as_markdown(), f"Memory hierarchy of the {acc.name}")
+            .replace('class="rl-scroll"', 'class="rl-scroll rl-tiers"') + "\n"
             + '<details class="note rl-sources" markdown="1">\n<summary>Notes and sources'
             "</summary>\n\n" + "\n".join(notes) +
             "\n\nFull sources: [Hardware catalog](../hardware.md).\n\n</details>\n")
@@ -195,8 +196,8 @@ def compute_vs_bw(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_
     rows.append(f"| HBM bandwidth | {fmt.bandwidth(bw)} | {fmt.count(bw)} bytes |")
     r = acc.ridge_flops_per_byte(precision)
     table = ("\n*Compute against bandwidth on the " + acc.name + ".*\n{: .rl-caption }\n\n"
-             "| Rate | Per second | In one second |\n|---|---:|---:|\n" + "\n".join(rows)
-             + "\n")
+             + scroll_region("| Rate | Per second | In one second |\n|---|---:|---:|\n"
+                             + "\n".join(rows), f"Compute against bandwidth on the {acc.name}"))
     latex = (rf"\frac{{{_tex_num(fmt.num(peak / 1e12))}\times 10^{{12}}\ \text{{FLOP/s}}}}"
              rf"{{{_tex_num(fmt.num(bw / 1e12))}\times 10^{{12}}\ \text{{byte/s}}}} \approx "
              rf"{_tex_num(fmt.num(r))}\ \text{{FLOP per byte}}")
@@ -219,5 +220,5 @@ def op_zoo(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISI
             f"{fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, ridge ≈ "
             f"{fmt.num(acc.ridge_flops_per_byte(precision))} FLOP/byte). FLOPs count 2 per "
             "multiply-add; bytes are HBM traffic, every operand read once and every result "
-            "written once.*\n{: .rl-caption }\n\n" + '<div class="rl-ops" markdown="1">\n\n'
-            + t.as_markdown() + "\n</div>\n")
+            "written once.*\n{: .rl-caption }\n\n" + scroll_region(t.as_markdown(), f"The op zoo on the {acc.name}")
+            .replace('class="rl-scroll"', 'class="rl-scroll rl-ops"'))

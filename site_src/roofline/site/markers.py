@@ -139,3 +139,11 @@ def expand(text: str, ctx: Context, where: str, first_line: int = 1) -> str:
         pos = call.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def scroll_region(table_markdown: str, label: str) -> str:
+    """A Markdown table inside a focusable, labelled region that scrolls sideways on narrow
+    screens (keyboard users can reach what overflows)."""
+    import html
+    return (f'\n<div class="rl-scroll" tabindex="0" role="region" '
+            f'aria-label="{html.escape(label)}" markdown="1">\n\n{table_markdown.strip()}\n\n</div>\n')

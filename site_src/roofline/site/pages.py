@@ -15,7 +15,7 @@ from ..render.table import Column, Table
 from ..render.tables import PRECISION_ORDER, hardware_records, hardware_table, ops_table
 from ..transformer import PHASES, default_models, model_ops
 from .context import LESSON_HW, LESSON_PRECISION, Context
-from .markers import marker
+from .markers import marker, scroll_region
 
 # The op-zoo page's runs: a training step, a prompt prefill, one decode step against a cache.
 RUNS = {"train": (8, 4096), "prefill": (1, 4096), "decode": (1, 4096)}
@@ -52,8 +52,9 @@ def op_formulas(ctx: Context) -> str:
               f"c_swiglu = {fmt.num(c.silu_mul_flops_per_element)}, "
               f"c_adam = {fmt.num(c.adamw_flops_per_param)}")
     rows = "\n".join(f"| {name} | {_m(fl)} | {_m(by)} |" for name, fl, by in OP_FORMULAS)
-    return ("\n| Op (shape) | FLOPs | HBM bytes |\n|---|---|---|\n" + rows +
-            f"\n\n*b* is bytes per element of the precision. FLOPs per element: {consts} "
+    return (scroll_region("| Op (shape) | FLOPs | HBM bytes |\n|---|---|---|\n" + rows,
+                          "Op-cost formulas") +
+            f"\n*b* is bytes per element of the precision. FLOPs per element: {consts} "
             f"({html.escape(ctx.zoo.source)})\n")
 
 
@@ -61,7 +62,7 @@ def op_formulas(ctx: Context) -> str:
 def op_zoo_presets(ctx: Context) -> str:
     rows = "\n".join(f"| `{p.id}` | {p.label} | {html.escape(p.context)} |"
                      for p in ctx.zoo.presets.values())
-    return "\n| id | Op | Shapes |\n|---|---|---|\n" + rows + "\n"
+    return scroll_region("| id | Op | Shapes |\n|---|---|---|\n" + rows, "The lesson's op presets")
 
 
 def model_table(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
@@ -93,7 +94,8 @@ def model_caption(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
 def model_ops_block(ctx: Context, *, model: str, phase: str) -> str:
     t = model_table(ctx, model, phase)
     name = f"ops-{model}-{phase}"
-    return (f"\n*{model_caption(ctx, model, phase)}*\n\n" + t.as_markdown() +
+    return (f"\n*{model_caption(ctx, model, phase)}*\n\n"
+            + scroll_region(t.as_markdown(), f"Ops of {model}, {phase}") +
             f"\nDownload: [{name}.csv](downloads/{name}.csv) · "
             f"[{name}.json](downloads/{name}.json)\n")
 
@@ -101,7 +103,7 @@ def model_ops_block(ctx: Context, *, model: str, phase: str) -> str:
 @marker("hardware_summary", block=True)
 def hardware_summary(ctx: Context) -> str:
     t = hardware_table(ctx.catalog)
-    return "\n" + t.as_markdown() + "\n"
+    return scroll_region(t.as_markdown(), "Accelerators: peaks, memory and ridge")
 
 
 def _src(key: str) -> str:
@@ -117,23 +119,24 @@ def hardware_details(ctx: Context) -> str:
             f"{k.replace('_', ' ')}: {fmt.num(v, 4) if k != 'boost_clock_hz' else fmt.si(v, 'Hz')}"
             f" ({_src(s)})" for k, (v, s, _, _) in acc.facts.items())
         out.append(f"`{acc.id}` · {acc.vendor} · {facts}\n")
-        out.append("| Precision | Unit | Peak | Ridge (FLOP/byte of HBM) | Basis | Source |")
-        out.append("|---|---|---:|---:|---|---|")
+        peaks = ["| Precision | Unit | Peak | Ridge (FLOP/byte of HBM) | Basis | Source |",
+                 "|---|---|---:|---:|---|---|"]
         for p in sorted(acc.peaks.values(), key=lambda p: PRECISION_ORDER.index(p.precision)
                         if p.precision in PRECISION_ORDER else 99):
-            out.append(f"| {p.precision} | {p.unit} | {fmt.tflops(p.flops_per_s)} | "
-                       f"{fmt.num(acc.ridge_flops_per_byte(p.precision))} | {p.basis} | "
-                       f"{_src(p.source)} |")
-        out.append("\n| Tier | Capacity | Bandwidth | Basis | Source | Note |")
-        out.append("|---|---:|---:|---|---|---|")
+            peaks.append(f"| {p.precision} | {p.unit} | {fmt.tflops(p.flops_per_s)} | "
+                         f"{fmt.num(acc.ridge_flops_per_byte(p.precision))} | {p.basis} | "
+                         f"{_src(p.source)} |")
+        out.append(scroll_region("\n".join(peaks), f"{acc.name}: peaks and ridges"))
+        tiers = ["| Tier | Capacity | Bandwidth | Basis | Source | Note |",
+                 "|---|---:|---:|---|---|---|"]
         for t in acc.tiers:
             cap = fmt.capacity(t.capacity_bytes) if t.capacity_bytes else "—"
             if t.per_unit_capacity_bytes:
                 cap += f" ({fmt.capacity(t.per_unit_capacity_bytes)}/{acc.compute_unit_name})"
             bw = fmt.bandwidth(t.bandwidth_bytes_per_s) if t.bandwidth_bytes_per_s else "—"
             note = html.escape(t.note).replace("|", "\\|")
-            out.append(f"| {t.name} | {cap} | {bw} | {t.basis} | {_src(t.source)} | {note} |")
-        out.append("")
+            tiers.append(f"| {t.name} | {cap} | {bw} | {t.basis} | {_src(t.source)} | {note} |")
+        out.append(scroll_region("\n".join(tiers), f"{acc.name}: memory tiers"))
     return "\n".join(out) + "\n"
 
 

@@ -4,6 +4,7 @@ expanded with the data file and entry named on any error."""
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +103,8 @@ def checklist(ctx: Context) -> str:
     if not items or not all(isinstance(x, str) and x.strip() for x in items):
         raise RooflineError("expected a non-empty list of strings", where=str(path),
                             entry="checklist", field="items")
-    lines = [f"- [ ] {expand(x, ctx, f'{path} [checklist].items[{i}]')}"
-             for i, x in enumerate(items)]
-    return '\n<div class="rl-checklist" markdown="1">\n\n' + "\n".join(lines) + "\n\n</div>\n"
+    # Real checkboxes a reader can tick, each labelled by its item.
+    lines = [f'<li><label><input type="checkbox"> '
+             f"{html.escape(expand(x, ctx, f'{path} [checklist].items[{i}]'), quote=False)}"
+             "</label></li>" for i, x in enumerate(items)]
+    return '\n<ul class="rl-checklist">\n' + "\n".join(lines) + "\n</ul>\n"
