@@ -22,18 +22,20 @@ def stream_table(doc: dict) -> Table:
     for s in doc["stream"]:
         ws = s["working_set_bytes"]
         key = (LEVEL_ORDER.get(s["level"], 9), round(ws, -3), s["threads"])
-        row = rows.setdefault(key, {"level": s["level"], "threads": s["threads"],
+        where = f"{s['level']}, {fmt.capacity(ws)}" + (
+            f", {s['threads']} threads" if s["threads"] > 1 else "")
+        row = rows.setdefault(key, {"level": where, "threads": s["threads"],
                                     "working_set_bytes": ws})
         row[s["kernel"]] = s["bandwidth_bytes_per_s"]
-    bw = lambda x: fmt.bandwidth(x)  # noqa: E731
+    gbps = lambda x: fmt.num(x / 1e9)  # noqa: E731  the unit is in the caption: narrow cells
     return Table(
-        (Column("level", "Level"), Column("working_set_bytes", "Arrays together",
-                                                          fmt.capacity, "right"),
-         Column("threads", "Threads", str, "right"),
-         *(Column(k, k.capitalize(), bw, "right")
+        # Material gives every column at least 5rem: six fit the content column unscrolled.
+        (Column("level", "Level, arrays"),
+         *(Column(k, k.capitalize(), gbps, "right")
            for k in ("read", "copy", "scale", "add", "triad"))),
         tuple(rows[k] for k in sorted(rows)),
-        caption="STREAM-style bandwidth (best of the repeats; bytes counted as STREAM does)")
+        caption="STREAM-style bandwidth in GB/s (best of the repeats; bytes counted as STREAM "
+                "does)")
 
 
 def ceilings_table(doc: dict) -> Table:
@@ -48,26 +50,43 @@ def ceilings_table(doc: dict) -> Table:
                   Column("how", "Best of")), tuple(rows), caption="Measured ceilings")
 
 
+def spread(lo: float, hi: float) -> str:
+    """'14.2–16.4 ms' (one unit when both share it), else '998 µs–1.2 ms'."""
+    a, b = fmt.seconds(lo), fmt.seconds(hi)
+    (va, ua), (vb, ub) = a.split(" "), b.split(" ")
+    return f"{va}–{vb}\u00a0{ub}" if ua == ub else f"{va}\u00a0{ua}–{vb}\u00a0{ub}"
+
+
 def ops_check_table(doc: dict) -> Table:
     rows = []
     for chk in op_checks(doc):
         d = chk.as_dict()
-        d["shape_text"] = "×".join(str(int(v)) for v in chk.shape.values())
-        lo, hi = (fmt.seconds(t).replace(" ", "\u00a0")  # keep "6.07 ms" on one line
-                  for t in (chk.measured_min_s, chk.measured_max_s))
-        d["spread"] = f"{lo} – {hi}"
+        d["op"] = f"{chk.label} {'×'.join(str(int(v)) for v in chk.shape.values())}"
+        d["ai_bound"] = f"{fmt.num(chk.intensity_flops_per_byte)} ({chk.bound})"
+        d["spread"] = spread(chk.measured_min_s, chk.measured_max_s)
         rows.append(d)
     return Table(
-        (Column("label", "Op"), Column("shape_text", "Shape"),
-         Column("intensity_flops_per_byte", "FLOP/byte", fmt.num, "right"),
-         Column("bound", "Bound"),
-         Column("predicted_s", "Model lower bound", fmt.seconds, "right"),
+        (Column("op", "Op and shape"),
+         Column("ai_bound", "FLOP/byte (bound)", align="right"),
+         Column("predicted_s", "Model bound", fmt.seconds, "right"),
          Column("measured_s", "Measured (median)", fmt.seconds, "right"),
-         Column("ratio", "Measured ÷ bound", _ratio, "right"),
-         Column("traffic_factor", "numpy ÷ model bytes", _ratio, "right"),
-         Column("spread", "Spread (min – max)", align="right")),
+         Column("ratio", "÷ bound", _ratio, "right"),
+         Column("traffic_factor", "numpy ÷ model bytes", _ratio, "right")),
         tuple(rows),
         caption="Each op's model lower bound, with the measured roofs, against its measured time")
+
+
+def spread_table(doc: dict) -> Table:
+    """How much the repeats of each op varied: the spread behind each median."""
+    rows = [{"label": c.label, "shape_text": "×".join(str(int(v)) for v in c.shape.values()),
+             "measured_s": c.measured_s, "spread": spread(c.measured_min_s, c.measured_max_s),
+             "repeats": len(op["time_s"]["samples"])}
+            for c, op in zip(op_checks(doc), doc["ops"])]
+    return Table((Column("label", "Op"), Column("shape_text", "Shape"),
+                  Column("measured_s", "Median", fmt.seconds, "right"),
+                  Column("spread", "Min–max", align="right"),
+                  Column("repeats", "Repeats", str, "right")), tuple(rows),
+                 caption="The spread of the timed repeats")
 
 
 def machine_table(doc: dict) -> Table:
@@ -92,7 +111,7 @@ def machine_table(doc: dict) -> Table:
             ("Load average at start", ", ".join(f"{x:.2f}" for x in m["load_average"])
              if m.get("load_average") else "unknown"),
             ("Versions", ", ".join(f"{k} {val}" for k, val in v.items() if val))]
-    return Table((Column("what", "Measured on"), Column("value", "")),
+    return Table((Column("what", "Measured on"), Column("value", "Value")),
                  tuple({"what": a, "value": b} for a, b in rows))
 
 
