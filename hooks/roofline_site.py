@@ -66,6 +66,12 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     return build.patch_page_html(output)
 
 
+def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+    """404.html is a theme template, not a page: it needs the same patch."""
+    return build.patch_page_html(output_content) if template_name.endswith(".html") \
+        else output_content
+
+
 @event_priority(-200)  # after Material's offline plugin (-100) has written the search index
 def on_post_build(*, config: MkDocsConfig) -> None:
     """Pack the finished site into the downloadable zip, then put it in place."""
