@@ -16,7 +16,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 
 # One slider change: set the value, then wait for the frame Bokeh schedules (its rAF was queued
 # first, so ours runs after its paint) and for that frame to finish.
-_REPAINT_JS = """async (n) => {
+REPAINT_JS = """async (n) => {
   const s = window.roofline.documents[0].get_model_by_name('ai-slider');
   const out = [];
   for (let i = 0; i < n; i++) {
@@ -28,7 +28,7 @@ _REPAINT_JS = """async (n) => {
   return out;
 }"""
 
-_READY_JS = """() => new Promise((resolve) => {
+READY_JS = """() => new Promise((resolve) => {
   const b = document.querySelector('.roofline-block');
   const done = () => requestAnimationFrame(() => resolve(performance.now()));
   if (b.dataset.rooflineState === 'ready') done();
@@ -58,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.loads):
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(url)
-            ready.append(page.evaluate(_READY_JS))
+            ready.append(page.evaluate(READY_JS))
             page.close()
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
-        page.evaluate(_READY_JS)
-        repaint = page.evaluate(_REPAINT_JS, args.changes)
+        page.evaluate(READY_JS)
+        repaint = page.evaluate(REPAINT_JS, args.changes)
         browser.close()
     print(f"plot ready (navigation -> first drawn frame), {args.loads} loads: "
           f"median {statistics.median(ready):.0f} ms, max {max(ready):.0f} ms")
