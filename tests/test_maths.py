@@ -37,7 +37,8 @@ def test_below_ridge_is_bandwidth_times_ai(peak, bw, frac):
 @given(peak=pos, bw=pos, mult=st.floats(min_value=1.0, max_value=1e3))
 def test_at_or_above_ridge_is_peak(peak, bw, mult):
     ai = ridge(peak, bw) * mult
-    assert attainable(ai, peak, bw) == peak
+    # peak / bw * bw can round one ulp below peak: equal to within float precision
+    assert math.isclose(attainable(ai, peak, bw), peak, rel_tol=1e-12)
     assert bound(ai, ridge(peak, bw)) == "compute"
 
 
