@@ -11,6 +11,10 @@ from .catalog import Accelerator
 from .ops import Op
 
 
+def _scalars(*values: object) -> bool:
+    return all(type(v) in (int, float) for v in values)
+
+
 def intensity(flops: ArrayLike, bytes_: ArrayLike) -> np.ndarray | float:
     """Arithmetic intensity = FLOPs / bytes moved (FLOP/byte)."""
     return np.divide(flops, bytes_)
@@ -24,12 +28,16 @@ def ridge(peak_flops_per_s: ArrayLike, bandwidth_bytes_per_s: ArrayLike) -> np.n
 def attainable(ai: ArrayLike, peak_flops_per_s: ArrayLike,
                bandwidth_bytes_per_s: ArrayLike) -> np.ndarray | float:
     """Best achievable FLOP/s at intensity `ai`: min(peak, AI × BW)."""
+    if _scalars(ai, peak_flops_per_s, bandwidth_bytes_per_s):  # plain floats: skip numpy's overhead
+        return min(peak_flops_per_s, ai * bandwidth_bytes_per_s)
     return np.minimum(peak_flops_per_s, np.multiply(ai, bandwidth_bytes_per_s))
 
 
 def time_lower_bound(flops: ArrayLike, bytes_: ArrayLike, peak_flops_per_s: ArrayLike,
                      bandwidth_bytes_per_s: ArrayLike) -> np.ndarray | float:
     """No kernel beats max(FLOPs / peak, bytes / BW) seconds."""
+    if _scalars(flops, bytes_, peak_flops_per_s, bandwidth_bytes_per_s):
+        return max(flops / peak_flops_per_s, bytes_ / bandwidth_bytes_per_s)
     return np.maximum(np.divide(flops, peak_flops_per_s), np.divide(bytes_, bandwidth_bytes_per_s))
 
 

@@ -119,12 +119,13 @@ def stack_offsets(xs: list[float]) -> list[int]:
 def entry(bg: Budget) -> dict:
     """What the page needs of one budget: full precision for the waterfall's inputs."""
     terms = {t.key: t.time_s for t in bg.waterfall()[:3]}
+    classes = bg.by_class()
     xs = [k.intensity_flops_per_byte for _, _, k in bg.layer_map]
     return {
         "ideal": bg.ideal_time_s, "step": bg.step_time_s, "launches": bg.launches,
         "roof": [terms["memory"], terms["attention"], terms["gemm"]],
         # Display-only figures need no more than 6 significant digits.
-        "classes": [fmt.sig(bg.by_class()[c]["time_s"], 6) for c in CLASSES],
+        "classes": [fmt.sig(classes[c]["time_s"], 6) for c in CLASSES],
         "bytes": fmt.sig(bg.bytes, 6),
         "saved": [fmt.sig(bg.bytes_saved().get(f, 0.0), 6) for f in FUSIONS],
         "x": [fmt.sig(x, 5) for x in xs], "dy": [-10 - 12 * r for r in stack_offsets(xs)],
