@@ -132,8 +132,16 @@ def entry(bg: Budget) -> dict:
     }
 
 
-@functools.lru_cache(maxsize=4)
 def payload(hardware: str, precision: str, url_state: bool = True) -> dict:
+    """Every combination the page can show, for one chip and precision. Cached per catalog
+    version, so `mkdocs serve` recomputes it when the catalog file changes."""
+    path = default_catalog().path
+    return _payload(hardware, precision, url_state, (str(path), path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _payload(hardware: str, precision: str, url_state: bool,
+             catalog_version: tuple[str, int]) -> dict:
     catalog = default_catalog()
     hw = catalog[hardware]
     b = catalog.precision(precision).bytes_per_element
