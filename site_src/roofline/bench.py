@@ -130,6 +130,42 @@ def _wait(cond, timeout: float) -> None:
     raise SystemExit("timed out waiting")
 
 
+_COMPRESSIBLE = {".html", ".js", ".css", ".json", ".svg", ".xml", ".txt", ".csv"}
+
+
+def _serve(site: Path):
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        """Serves gzip to clients that accept it, as any static host does: page weights and
+        Lighthouse then see what a reader downloads, not the raw bytes."""
+
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            path = Path(self.translate_path(self.path))
+            if path.is_dir():
+                path = path / "index.html"
+            accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+            if not (accepts and path.is_file() and path.suffix in _COMPRESSIBLE):
+                return super().do_GET()
+            body = gzip.compress(path.read_bytes(), 6, mtime=0)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
 def _sizes(site: Path, paths: set[str]) -> tuple[int, int]:
     raw = gz = 0
     for rel in paths:
@@ -142,15 +178,7 @@ def _sizes(site: Path, paths: set[str]) -> tuple[int, int]:
 def bench_browser(site: Path, runs: int, changes: int) -> dict:
     from playwright.sync_api import sync_playwright
 
-    import http.server
-    import functools
-    import threading
-
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *a: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd, base = _serve(site)
     out: dict = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -162,7 +190,7 @@ def bench_browser(site: Path, runs: int, changes: int) -> dict:
         page.wait_for_load_state("networkidle")
         first = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
         page.evaluate("document.querySelector('.roofline-block').scrollIntoView()")
-        page.wait_for_function("document.querySelector('canvas') !== null", timeout=30000)
+        page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=30000)
         page.wait_for_load_state("networkidle")
         full = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
         first = {p if p else "index.html" for p in first}
@@ -195,15 +223,8 @@ def bench_lighthouse(site: Path, runs: int) -> dict | None:
     lh = ROOT / "node_modules" / ".bin" / "lighthouse"
     if not lh.exists():
         return None
-    import http.server
-    import functools
-    import threading
-
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *a: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/{LESSON}"
+    httpd, base = _serve(site)
+    url = base + LESSON
     scores: dict[str, list[float]] = {}
     metrics: dict[str, list[float]] = {}
     for _ in range(runs):
@@ -249,8 +270,8 @@ def write_report(results: dict, path: Path) -> None:
         f"({w['full']['files']} files) | ≈ 560 KB gz (Plotly alone ≈ 1,469 KB gz) | after "
         "scrolling the plot into view |",
         f"| Plot ready | median **{w['plot_ready_ms']['median']:.0f} ms**, p95 "
-        f"{w['plot_ready_ms']['p95']:.0f} ms | ≤ 400 ms | navigation start → first canvas, plot "
-        f"in view at load, {w['plot_ready_ms']['runs']} loads |",
+        f"{w['plot_ready_ms']['p95']:.0f} ms | ≤ 400 ms | navigation start → first frame drawn "
+        f"after the loader embedded the plot, plot in view at load, {w['plot_ready_ms']['runs']} loads |",
         f"| Slider → next frame | median {w['slider_ms']['median']:.1f} ms, **p95 "
         f"{w['slider_ms']['p95']:.1f} ms** | p95 ≤ 16.7 ms | {w['slider_ms']['changes']} changes "
         "of the `ai-slider` model; time from the change to the end of the repainted frame |",
@@ -261,7 +282,7 @@ def write_report(results: dict, path: Path) -> None:
             f"| Lighthouse 12.2.3, mobile | performance **{sc.get('performance')}**, accessibility "
             f"{sc.get('accessibility')}, best practices {sc.get('best-practices')}, SEO "
             f"{sc.get('seo')} | ≥ 95 / 100 / 100 / 100 | median of {lh['runs']} runs against a "
-            "loopback server, Debian Chromium headless; TBT "
+            "loopback server that gzips like a static host, Debian Chromium headless; TBT "
             f"{lh['metrics']['total-blocking-time']:.0f} ms, LCP "
             f"{lh['metrics']['largest-contentful-paint']:.0f} ms, CLS "
             f"{lh['metrics']['cumulative-layout-shift']:.3f} |")
