@@ -7,8 +7,16 @@
 
 // ---------------------------------------------------------------- formatting (as roofline.fmt)
 
+// Python's round() (behind roofline.fmt.sig) sends exact ties to the even digit: round(1365, -1)
+// is 1360, where toPrecision gives 1370. Spot the tie in the exact decimal expansion.
 export function sig(x, digits = 3) {
   if (x === 0 || !Number.isFinite(x)) return x;
+  const [mantissa, exponent] = Math.abs(x).toExponential(Math.min(100, digits + 24)).split("e");
+  const ds = mantissa.replace(".", "");
+  if (ds[digits] === "5" && /^0*$/.test(ds.slice(digits + 1)) && Number(ds[digits - 1]) % 2 === 0) {
+    const down = Number(`${ds[0]}.${ds.slice(1, digits)}e${exponent}`);
+    return x < 0 ? -down : down;
+  }
   return Number(x.toPrecision(digits));
 }
 
