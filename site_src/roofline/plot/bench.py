@@ -28,6 +28,18 @@ REPAINT_JS = """async (n) => {
   return out;
 }"""
 
+# The same wait with nothing changed: the part of REPAINT_JS that is only waiting for the next
+# frame boundary (up to one 16.7 ms frame), which no faster callback or paint can remove.
+IDLE_JS = """async (n) => {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    out.push(performance.now() - t0);
+  }
+  return out;
+}"""
+
 READY_JS = """() => new Promise((resolve) => {
   const b = document.querySelector('.roofline-block');
   const done = () => requestAnimationFrame(() => resolve(performance.now()));
