@@ -127,17 +127,20 @@ def test_two_plots_on_one_page_work_independently(plugin_site, open_page):
     w.page.wait_for_function(
         "() => [...document.querySelectorAll('.roofline-block')]"
         ".every((b) => b.dataset.rooflineState === 'ready')", timeout=20000)
-    ridges = w.page.evaluate("""() => {
-        const [a, b] = window.roofline.documents;
-        a.get_model_by_name('hardware').value = 'l4';
-        return [a, b].map((d) => d.get_model_by_name('ridge').location);
-    }""")
+    from roofline.catalog import default_catalog
+    l4 = default_catalog()["l4"]
+    w.page.evaluate("() => { window.roofline.documents[0].get_model_by_name('hardware').value"
+                    " = 'l4'; }")
+    # A module callback runs asynchronously (BokehJS imports it), so wait for its redraw.
+    w.page.wait_for_function(
+        "(r) => Math.abs(window.roofline.documents[0].get_model_by_name('ridge').location - r)"
+        " < 1e-6 * r", arg=l4.ridge_flops_per_byte("bf16"), timeout=10000)
+    ridges = w.page.evaluate(
+        "() => window.roofline.documents.map((d) => d.get_model_by_name('ridge').location)")
     assert ridges[0] != ridges[1] and round(ridges[1]) == 153  # the second stays an A100
     ceilings = w.page.evaluate(
         "() => window.roofline.documents[0].get_model_by_name('ceilings').data.text")
     from roofline import fmt
-    from roofline.catalog import default_catalog
-    l4 = default_catalog()["l4"]
     expected = [f"Host link {fmt.bandwidth(l4.tier('host').bandwidth_bytes_per_s)}"]
     assert ceilings == expected  # the catalog gives the L4 no SRAM or scale-up bandwidth
     screenshot(w.page, "plugin-two-plots")
