@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -83,3 +84,17 @@ def external_resources(site: Path) -> list[str]:
             if loads and is_external(url):
                 found.append(f"{page.relative_to(site)}: <{tag} {attr}={url}>")
     return found
+
+
+# ---------------------------------------------------------------- docs/embed.md's examples
+
+EMBED_MD = Path(__file__).parent.parent / "docs" / "embed.md"
+
+
+def doc_block(title: str) -> str:
+    """The body of the code block titled `title` in docs/embed.md."""
+    text = EMBED_MD.read_text(encoding="utf-8")
+    found = re.search(r'^(`{3,})\w* title="' + re.escape(title) + r'"\n(.*?)\n\1$', text,
+                      flags=re.S | re.M)
+    assert found, f"no code block titled {title!r} in docs/embed.md"
+    return found.group(2) + "\n"

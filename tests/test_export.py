@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import screenshot
+from sitecheck import EMBED_MD, doc_block
 from roofline.cli import main
 from roofline.commands import COMMANDS
 from roofline.commands.export import ASSETS, VIEWS
@@ -111,19 +112,6 @@ def test_iframe_snippet_works_in_a_bare_page(export_dir, open_page):
     assert "ridge at 591 FLOP/byte" in text  # the FP8 view
     w.assert_clean()
 
-
-# ---------------------------------------------------------------- docs/embed.md's examples
-
-EMBED_MD = Path(__file__).parent.parent / "docs" / "embed.md"
-
-
-def doc_block(title: str) -> str:
-    """The body of the code block titled `title` in docs/embed.md."""
-    text = EMBED_MD.read_text(encoding="utf-8")
-    found = re.search(r'^(`{3,})\w* title="' + re.escape(title) + r'"\n(.*?)\n\1$', text,
-                      flags=re.S | re.M)
-    assert found, f"no code block titled {title!r} in docs/embed.md"
-    return found.group(2) + "\n"
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_site, screenshot
+from sitecheck import doc_block
 from roofline.plot import assets
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -68,19 +69,6 @@ def test_fixture_plot_renders_from_file_with_no_outside_request(plugin_site, ope
     screenshot(page, "plugin-fixture")
     w.assert_clean()
 
-
-# ---------------------------------------------------------------- docs/embed.md's examples
-
-EMBED_MD = Path(__file__).parent.parent / "docs" / "embed.md"
-
-
-def doc_block(title: str) -> str:
-    """The body of the code block titled `title` in docs/embed.md."""
-    text = EMBED_MD.read_text(encoding="utf-8")
-    found = re.search(r'^(`{3,})\w* title="' + re.escape(title) + r'"\n(.*?)\n\1$', text,
-                      flags=re.S | re.M)
-    assert found, f"no code block titled {title!r} in docs/embed.md"
-    return found.group(2) + "\n"
 
 
 def test_docs_mkdocs_example_builds(tmp_path):
