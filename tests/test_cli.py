@@ -1,20 +1,36 @@
-"""The `roofline` command: formats, JSON contract, and one-line errors with exit status 2."""
+"""The `roofline` command: formats, JSON contract, one-line errors with exit status 2, usage on a
+misspelt flag, --version, complete --help, and text that fits the terminal. In-process
+(`main([...])` with capsys): only the `python -m roofline` entry point needs a subprocess."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import subprocess
 import sys
+from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
-from roofline.cli import main
+from roofline import _toml
+from roofline.cli import build_parser, main, subparsers
+from roofline.commands._common import PIPED_WIDTH, text_width
+from roofline.render.table import Column, Table
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "roofline", *args], capture_output=True, text=True)
+def fails(capsys, args: list[str]) -> str:
+    """Run a command that must fail: exit 2, nothing on stdout, one line on stderr naming the
+    subcommand. Returns that line."""
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"roofline {args[0]}: error: "), lines[0]
+    return lines[0]
 
 
 def test_ops_json_contract(capsys):
@@ -58,22 +74,249 @@ def test_other_formats(capsys, fmt):
         assert out.startswith("| Op |")
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["ops", "--hardware", "h900"], "unknown hardware 'h900'"),
-    (["ops", "--precision", "fp8", "--hardware", "a100-sxm-80gb"], "unknown precision 'fp8'"),
-    (["ops", "--model", "gpt-9"], "unknown model 'gpt-9'"),
-    (["hardware", "--catalog", "/nonexistent.toml"], "/nonexistent.toml: file not found"),
+# --- one line, exit 2, naming the argument: one test per failure class ----------------------
+# (output paths: tests/test_export.py, which owns `plot -o` and `export --out`)
+
+@pytest.mark.parametrize("args, line", [
+    (["ops", "--hardware", "h900"], "argument --hardware: unknown hardware 'h900' (valid: "),
+    (["ops", "--precision", "fp8", "--hardware", "a100-sxm-80gb"],
+     "argument --precision: hardware 'a100-sxm-80gb': unknown precision 'fp8' (valid: fp64, "),
+    (["ops", "--model", "gpt-9"], "argument --model: unknown model 'gpt-9' (valid: "),
+    (["budget", "--model", "gpt-9"], "argument --model: unknown model 'gpt-9' (valid: "),
+    (["budget", "--fuse", "norm,glue"], "argument --fuse: unknown fusion 'glue' (valid: "),
+    (["budget", "--phase", "serve"], "argument --phase: unknown phase 'serve' (valid: "),
+    (["hardware", "--hardware", "h900"], "argument --hardware: unknown hardware 'h900'"),
 ])
-def test_bad_ids_give_one_line_and_exit_2(args, needle):
-    proc = run(*args)
-    assert proc.returncode == 2
-    assert needle in proc.stderr and "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
-    assert proc.stdout == ""
+def test_unknown_id_is_one_line_naming_the_argument(capsys, args, line):
+    assert f"roofline {args[0]}: error: {line}" in fails(capsys, args)
 
 
-@pytest.mark.parametrize("args", [["ops", "--batch", "0"], ["ops", "--seq", "-3"],
-                                  ["ops", "--phase", "serve"], ["ops", "--format", "xml"]])
-def test_bad_arguments_are_usage_errors(args):
-    proc = run(*args)
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stdout == ""
+def test_bad_catalog_file_names_the_file(capsys):
+    assert fails(capsys, ["hardware", "--catalog", "/nonexistent.toml"]) == (
+        "roofline hardware: error: /nonexistent.toml: file not found")
+
+
+@pytest.mark.parametrize("args, line", [
+    (["ops", "--model", "llama-2-7b", "--batch", "0"],
+     "argument --batch: expected a positive integer, got '0'"),
+    (["ops", "--model", "llama-2-7b", "--seq", "-3"],
+     "argument --seq: expected a positive integer, got '-3'"),
+    (["budget", "--batch", "-3"], "argument --batch: must be a positive integer, got '-3'"),
+    (["budget", "--seq", "0"], "argument --seq: must be a positive integer, got '0'"),
+    (["budget", "--dp", "0"], "argument --dp: must be a positive integer, got '0'"),
+])
+def test_zero_or_negative_shape_is_one_line(capsys, args, line):
+    assert fails(capsys, args) == f"roofline {args[0]}: error: {line}"
+
+
+@pytest.mark.parametrize("args, line", [
+    (["ops", "--batch", "4"], "argument --batch: applies only with --model (the op zoo's "
+                              "shapes are fixed)"),
+    (["ops", "--seq", "512"], "argument --seq: applies only with --model"),
+    (["ops", "--phase", "decode"], "argument --phase: applies only with --model"),
+    (["ops", "--flash"], "argument --flash: applies only with --model"),
+    (["budget", "--phase", "decode", "--dp", "4"],
+     "argument --dp: applies only with --phase train (inference has no gradient all-reduce)"),
+    (["budget", "--phase", "prefill", "--overlap", "0.5"],
+     "argument --overlap: applies only with --phase train"),
+])
+def test_flag_that_does_not_apply_is_an_error_not_ignored(capsys, args, line):
+    assert f"roofline {args[0]}: error: {line}" in fails(capsys, args)
+
+
+def test_flags_that_apply_are_accepted(capsys):
+    assert main(["ops", "--model", "llama-2-7b", "--phase", "decode", "--batch", "4",
+                 "--seq", "512", "--flash", "--format", "json"]) == 0
+    assert main(["budget", "--phase", "train", "--dp", "4", "--overlap", "0.5",
+                 "--format", "json"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("args, line", [
+    (["ops", "--phase", "serve"],
+     "argument --phase: invalid choice: 'serve' (choose from 'train', 'prefill', 'decode')"),
+    (["ops", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
+])
+def test_bad_choice_is_one_line(capsys, args, line):
+    assert f"roofline ops: error: {line}" in fails(capsys, args)
+
+
+def test_misspelt_flag_shows_the_subcommands_usage(capsys):
+    assert main(["ops", "--btach", "4"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("usage: roofline ops [-h]"), err
+    assert err.splitlines()[-1] == ("roofline ops: error: unrecognized arguments: --btach 4 "
+                                    "(did you mean --batch?)")
+
+
+def test_missing_required_flag_shows_the_subcommands_usage(capsys):
+    assert main(["plot"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: roofline plot ")
+    assert err.splitlines()[-1] == ("roofline plot: error: the following arguments are "
+                                    "required: -o/--output")
+
+
+def test_unknown_command_shows_top_level_usage(capsys):
+    assert main(["opz"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: roofline [-h] [--version] COMMAND")
+    assert "invalid choice: 'opz'" in err.splitlines()[-1]
+
+
+# --- --version -----------------------------------------------------------------------------
+
+def test_version_prints_package_and_catalog_versions(capsys):
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    catalog = _toml.load(_toml.DATA_DIR / "hardware.toml")["version"]
+    assert out[0] == f"roofline {version('roofline-lesson')}"
+    assert out[1].startswith(f"catalog {catalog} (") and out[1].endswith("hardware.toml)")
+
+
+def test_version_follows_the_catalog_in_use(capsys, tmp_path, monkeypatch):
+    text = (_toml.DATA_DIR / "hardware.toml").read_text(encoding="utf-8")
+    edited = tmp_path / "hardware.toml"
+    edited.write_text(text.replace('\nversion = "', '\nversion = "edited-', 1), encoding="utf-8")
+    monkeypatch.setenv("ROOFLINE_CATALOG", str(edited))
+    assert main(["--version"]) == 0
+    assert "catalog edited-" in capsys.readouterr().out
+
+
+def test_python_m_roofline_entry_point():
+    """The one subprocess: `python -m roofline` passes main's status to the shell."""
+    proc = subprocess.run([sys.executable, "-m", "roofline", "ops", "--batch", "4"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "argument --batch" in proc.stderr
+
+
+# --- --help: every option of every subcommand is documented --------------------------------
+
+HIDDEN = {("measure", "--plan")}  # the test suite's own size, deliberately undocumented
+
+
+def undocumented(name: str, parser: argparse.ArgumentParser) -> list[str]:
+    """Options of `parser` without help text, or missing from its --help output."""
+    text = parser.format_help()
+    problems = []
+    for action in parser._actions:
+        if not action.option_strings or isinstance(action, argparse._HelpAction):
+            continue
+        option = action.option_strings[-1]
+        if (name, option) in HIDDEN:
+            continue
+        if not action.help or action.help == argparse.SUPPRESS:
+            problems.append(f"{name} {option}: no help text")
+        elif not all(o in text for o in action.option_strings):
+            problems.append(f"{name} {option}: not in --help")
+    if not parser.description and name != "roofline":
+        problems.append(f"{name}: no description")
+    return problems
+
+
+def test_every_option_has_help_text():
+    parser = build_parser()
+    problems = undocumented("roofline", parser)
+    for name, sub in subparsers(parser).items():
+        problems += undocumented(name, sub)
+    assert problems == []
+
+
+def test_help_check_reports_an_undocumented_option():
+    seeded = argparse.ArgumentParser(prog="x", description="seeded")
+    seeded.add_argument("--documented", help="has help")
+    seeded.add_argument("--bare")
+    assert undocumented("x", seeded) == ["x --bare: no help text"]
+
+
+@pytest.mark.parametrize("name", ["hardware", "ops", "budget", "measure", "plot", "export"])
+def test_help_exits_0_with_usage(capsys, name):
+    assert main([name, "--help"]) == 0
+    assert capsys.readouterr().out.startswith(f"usage: roofline {name} ")
+
+
+# --- text fits the terminal ----------------------------------------------------------------
+
+def widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+def test_width_is_100_when_piped(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert not sys.__stdout__.isatty() or pytest.fail("run without -s: stdout must be piped")
+    assert text_width() == PIPED_WIDTH == 100
+
+
+@pytest.mark.parametrize("args, covers", [
+    (["ops"], "The lesson's op zoo, one kernel each"),
+    (["ops", "--model", "llama-2-7b"], "One transformer layer of Llama 2 7B (32 per step)"),
+    (["ops", "--model", "llama-2-7b", "--phase", "decode", "--batch", "1"],
+     "One transformer layer of Llama 2 7B"),
+    (["hardware"], "Hardware catalog (hardware.toml): 14 accelerators"),
+    (["budget"], "Where one step's time goes"),
+])
+@pytest.mark.parametrize("columns", [100, 72])
+def test_text_fits_the_terminal_and_says_what_it_covers(capsys, monkeypatch, args, covers,
+                                                        columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert widest(out) <= columns, out
+    assert covers in " ".join(out.split())
+
+
+def test_wide_table_notes_what_it_left_out(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["ops", "--model", "llama-2-7b"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == ("Left out to fit 100 columns: Attainable TFLOP/s, % of peak. "
+                                    "--format csv or json lists every column.")
+    assert "Attainable" not in out.split("Left out")[0]
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["ops", "--model", "llama-2-7b"]) == 0
+    out = capsys.readouterr().out
+    assert "Left out" not in out and "Attainable TFLOP/s" in out and widest(out) > 100
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_json_and_csv_stay_complete_in_a_narrow_terminal(capsys, monkeypatch, fmt):
+    monkeypatch.setenv("COLUMNS", "40")
+    assert main(["hardware", "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    if fmt == "csv":
+        header = out.splitlines()[0].split(",")
+        assert {"compute_units", "tdp_w", "fp64_flops_per_s", "ridge_bf16_flops_per_byte"} \
+            <= set(header)
+    else:
+        assert "tiers" in json.loads(out)[0]
+    assert "Left out" not in out
+
+
+def test_table_width_gate_can_fail():
+    """The seeded defect: the unfitted table is wider than the terminal; fitted, it is not."""
+    rows = tuple({"name": f"op{i}", "shape": "batch=8 × heads=32 × head_dim=128 × len=4,096",
+                  "a": 1.0 * i, "b": 2.0 * i, "c": 3.0 * i} for i in range(3))
+    cols = (Column("name", "Op"), Column("shape", "Shape"),
+            *(Column(k, f"TFLOP/s-per-chip-{k}", lambda x: f"{x:,.1f}", "right") for k in "abc"))
+    t = Table(cols, rows, caption="Three ops, one layer.")
+    assert widest(t.as_text()) > 60
+    fitted = t.as_text(60, wrap=("shape",), drop=("c",), hint="See the CSV.")
+    assert widest(fitted) <= 60, fitted
+    assert fitted.splitlines()[0] == "Three ops, one layer."
+    assert "     head_dim=128 ×\n" in fitted  # wrapped at a space, not mid-word
+    assert fitted.rstrip().endswith("Left out to fit 60 columns: TFLOP/s-per-chip-c. See the CSV.")
+    assert t.as_markdown() == Table(cols, rows).as_markdown()  # Markdown never changes
+    assert t.as_text(200) == t.as_text()  # room enough: one line per row, as before
+
+
+def test_measure_out_folder_must_exist(capsys, tmp_path):
+    line = fails(capsys, ["measure", "--plan", "tiny", "--no-progress",
+                          "--out", str(tmp_path / "nope" / "m.json")])
+    assert line == (f"roofline measure: error: argument --out: folder '{tmp_path / 'nope'}' "
+                    "does not exist")
+
+
+def test_hardware_toml_has_a_data_version():
+    assert isinstance(_toml.load(Path(_toml.DATA_DIR) / "hardware.toml").get("version"), str)

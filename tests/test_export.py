@@ -57,6 +57,92 @@ def test_plot_rejects_bad_ids(tmp_path, capsys):
     assert not (tmp_path / "x.html").exists()
 
 
+def _fails(capsys, args: list[str]) -> str:
+    """Exit 2, nothing on stdout, one line on stderr; returns it."""
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err and err.count("\n") == 1, err
+    return err.rstrip("\n")
+
+
+def _unwritable_folder(tmp_path: Path) -> Path:
+    """A folder this process cannot create files in: a read-only one, or for root (whom
+    permission bits do not stop) sysfs, which refuses new files to everyone."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        (folder / "probe").write_text("x")
+    except OSError:
+        return folder
+    (folder / "probe").unlink()
+    return Path("/sys")
+
+
+def test_plot_output_that_is_a_folder_is_one_line(tmp_path, capsys):
+    assert _fails(capsys, ["plot", "-o", str(tmp_path)]) == (
+        f"roofline plot: error: argument -o/--output: '{tmp_path}' is a folder; "
+        "name a file inside it")
+
+
+def test_plot_output_whose_folder_is_missing_is_one_line(tmp_path, capsys):
+    target = tmp_path / "nope" / "x.html"
+    assert _fails(capsys, ["plot", "-o", str(target)]) == (
+        f"roofline plot: error: argument -o/--output: folder '{tmp_path / 'nope'}' "
+        "does not exist")
+    assert not target.parent.exists()  # not created behind the user's back
+
+
+def test_plot_output_under_a_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "a.html").write_text("x")
+    assert _fails(capsys, ["plot", "-o", str(tmp_path / "a.html" / "x.html")]) == (
+        f"roofline plot: error: argument -o/--output: '{tmp_path / 'a.html'}' is a file, "
+        "not a folder")
+
+
+def test_plot_output_unwritable_is_one_line(tmp_path, capsys):
+    folder = _unwritable_folder(tmp_path)
+    line = _fails(capsys, ["plot", "-o", str(folder / "x.html")])
+    assert re.fullmatch(r"roofline plot: error: argument -o/--output: (folder '.*' is not "
+                        r"writable|cannot write '.*x\.html': [A-Z][a-z ]+)", line), line
+
+
+def test_plot_replaces_an_existing_file(tmp_path, capsys):
+    target = tmp_path / "old.html"
+    target.write_text("old")
+    assert main(["plot", "--ops", "rmsnorm", "-o", str(target)]) == 0
+    assert target.stat().st_size > 1_000_000
+    assert capsys.readouterr().out.startswith(f"wrote {target} (")
+
+
+def test_export_out_that_is_an_existing_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "a.html").write_text("x")
+    assert _fails(capsys, ["export", "--out", str(tmp_path / "a.html")]) == (
+        f"roofline export: error: argument --out: '{tmp_path / 'a.html'}' is an existing "
+        "file; name a folder")
+
+
+def test_export_out_whose_parent_is_missing_is_one_line(tmp_path, capsys):
+    assert _fails(capsys, ["export", "--out", str(tmp_path / "nope" / "embed")]) == (
+        f"roofline export: error: argument --out: folder '{tmp_path / 'nope'}' does not exist")
+    assert not (tmp_path / "nope").exists()
+
+
+def test_export_out_unwritable_is_one_line(tmp_path, capsys):
+    folder = _unwritable_folder(tmp_path)
+    line = _fails(capsys, ["export", "--out", str(folder / "embed")])
+    assert re.fullmatch(r"roofline export: error: argument --out: (folder '.*' is not "
+                        r"writable|cannot write '.*embed': [A-Z][a-z ]+)", line), line
+
+
+def test_export_assets_only_creates_parent_folders(tmp_path, capsys):
+    """--assets-only writes into a site's docs tree (docs/assets/roofline), parents and all."""
+    dest = tmp_path / "docs" / "assets" / "roofline"
+    assert main(["export", "--assets-only", "--out", str(dest)]) == 0
+    assert (dest / assets.loader_name()).exists()
+    capsys.readouterr()
+
+
 def test_export_shares_one_copy_of_bokehjs(export_dir):
     pages = sorted(p.name for p in export_dir.glob("*.html"))
     assert pages == sorted([f"{v.slug}.html" for v in VIEWS] + ["snippets.html"])

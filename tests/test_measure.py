@@ -240,7 +240,7 @@ def test_cli_cuda_without_a_device_is_one_line_and_exit_2(monkeypatch, capsys):
     assert cli.main(["measure", "--device", "cuda"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
-    assert err == ("roofline measure: error: field 'device': --device cuda needs torch with a "
+    assert err == ("roofline measure: error: argument --device: --device cuda needs torch with a "
                    "CUDA device: torch is not installed")
 
 
@@ -337,7 +337,7 @@ def test_gpu_module_imports_without_torch():
 
 def test_cli_refuses_an_output_folder_that_does_not_exist(tmp_path, capsys):
     assert cli.main(["measure", "--out", str(tmp_path / "no" / "m.json")]) == 2
-    assert "field '--out': folder does not exist" in capsys.readouterr().err
+    assert "argument --out: folder '" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- predicted vs measured

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 
 from .. import fmt
 from ..budget import FUSIONS, TYPICAL, Assumptions, Budget, budget
@@ -11,34 +12,51 @@ from ..catalog import default_catalog
 from ..errors import RooflineError
 from ..render.table import Column, Table
 from ..transformer import get_model
-from ._common import write
+from ._common import add_catalog, only_with, text_width, write
 
 _DEFAULTS = Assumptions()
+# The model's field names for the options they come from, so errors name the option.
+FIELD_ALIASES = {"kernel_efficiency": "efficiency", "launch_overhead_s": "launch-overhead",
+                 "dp_degree": "dp", "overlap_fraction": "overlap"}
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("budget", help="time budget of a model step, fusion what-ifs, MFU bound")
+    p = sub.add_parser("budget", help="time budget of a model step, fusion what-ifs, MFU bound",
+                       description="Where one training or inference step's time goes on one "
+                       "chip: every kernel at its roofline bound, then the losses from peak to "
+                       "the MFU a real run could reach.")
     # Values are checked in run() so that bad input ends in one RooflineError line, exit 2.
-    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME")
-    p.add_argument("--phase", default=TYPICAL["phase"], metavar="train|prefill|decode")
+    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME",
+                   help=f"a transformer config, e.g. llama-2-7b (default: {TYPICAL['model']})")
+    p.add_argument("--phase", default=TYPICAL["phase"], metavar="train|prefill|decode",
+                   help="a training step (forward, backward, optimizer), a prompt's prefill or "
+                        f"one decode step (default: {TYPICAL['phase']})")
     p.add_argument("--batch", default=str(TYPICAL["batch"]), metavar="B",
-                   help="sequences per GPU per step")
+                   help=f"sequences per GPU per step (default: {TYPICAL['batch']})")
     p.add_argument("--seq", default=str(TYPICAL["seq"]), metavar="S",
-                   help="sequence length (train/prefill) or KV-cache length (decode)")
-    p.add_argument("--hardware", default=TYPICAL["hardware"], metavar="ID")
-    p.add_argument("--precision", default=TYPICAL["precision"], metavar="P")
-    p.add_argument("--catalog", default=None, metavar="FILE", help="an alternative hardware.toml")
+                   help="sequence length (train/prefill) or KV-cache length (decode) "
+                        f"(default: {TYPICAL['seq']})")
+    p.add_argument("--hardware", default=TYPICAL["hardware"], metavar="ID",
+                   help=f"accelerator id from the catalog (default: {TYPICAL['hardware']})")
+    p.add_argument("--precision", default=TYPICAL["precision"], metavar="P",
+                   help=f"precision of the matmuls (default: {TYPICAL['precision']})")
+    add_catalog(p)
     p.add_argument("--fuse", default="", metavar="LIST",
                    help=f"comma-separated fusions: {','.join(FUSIONS)} (or 'all')")
     p.add_argument("--efficiency", default=str(_DEFAULTS.kernel_efficiency), metavar="F",
-                   help="share of its roofline bound a kernel reaches (0-1]")
+                   help="share of its roofline bound a kernel reaches, (0, 1] "
+                        f"(default: {_DEFAULTS.kernel_efficiency})")
     p.add_argument("--launch-overhead", default=str(_DEFAULTS.launch_overhead_s), metavar="S",
-                   help="seconds lost per kernel launch")
-    p.add_argument("--dp", default=str(_DEFAULTS.dp_degree), metavar="N",
-                   help="data-parallel degree of the gradient all-reduce")
-    p.add_argument("--overlap", default=str(_DEFAULTS.overlap_fraction), metavar="F",
-                   help="share of the all-reduce hidden behind the backward pass")
-    p.add_argument("--format", choices=("table", "json"), default="table")
+                   help=f"seconds lost per kernel launch (default: {_DEFAULTS.launch_overhead_s})")
+    p.add_argument("--dp", default=None, metavar="N",
+                   help="with --phase train: data-parallel degree of the gradient all-reduce "
+                        f"(default: {_DEFAULTS.dp_degree})")
+    p.add_argument("--overlap", default=None, metavar="F",
+                   help="with --phase train: share of the all-reduce hidden behind the "
+                        f"backward pass, [0, 1] (default: {_DEFAULTS.overlap_fraction})")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table: text that fits the terminal; json: every figure, SI units "
+                        "(default: table)")
 
 
 def _number(text: str, field: str, kind=float):
@@ -67,14 +85,18 @@ def parse_fusions(text: str) -> frozenset[str]:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
+    only_with(args, {"dp": "--dp", "overlap": "--overlap"}, args.phase == "train",
+              "with --phase train (inference has no gradient all-reduce)")
+    dp = args.dp if args.dp is not None else str(_DEFAULTS.dp_degree)
+    overlap = args.overlap if args.overlap is not None else str(_DEFAULTS.overlap_fraction)
     catalog = default_catalog(args.catalog)
     hw = catalog[args.hardware]
     b = catalog.precision(args.precision).bytes_per_element
     assumptions = Assumptions(
         kernel_efficiency=_number(args.efficiency, "efficiency"),
         launch_overhead_s=_number(args.launch_overhead, "launch-overhead"),
-        dp_degree=_positive_int(args.dp, "dp"),
-        overlap_fraction=_number(args.overlap, "overlap"))
+        dp_degree=_positive_int(dp, "dp"),
+        overlap_fraction=_number(overlap, "overlap"))
     return budget(get_model(args.model), args.phase, _positive_int(args.batch, "batch"),
                   _positive_int(args.seq, "seq"), hw, args.precision, b,
                   parse_fusions(args.fuse), assumptions)
@@ -90,7 +112,8 @@ def class_table(bg: Budget) -> Table:
             Column("flops", "FLOPs", fmt.count, "right"),
             Column("bytes", "Bytes", fmt.capacity, "right"),
             Column("launches", "Kernels", lambda x: f"{x:,}", "right"))
-    return Table(cols, rows)
+    return Table(cols, rows, caption="Where one step's time goes, by kernel class (all layers, "
+                                     "forward to optimizer):")
 
 
 def waterfall_table(bg: Budget) -> Table:
@@ -101,7 +124,7 @@ def waterfall_table(bg: Budget) -> Table:
             Column("time_s", "Time", fmt.seconds, "right"),
             Column("loss", "Change", lambda x: f"{x * 100:+.1f} pt", "right"),
             Column("level", "MFU after", fmt.percent, "right"))
-    return Table(cols, tuple(rows))
+    return Table(cols, tuple(rows), caption="From peak to the MFU estimate, one step:")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,7 +140,11 @@ def run(args: argparse.Namespace) -> int:
              f"{fmt.capacity(bg.bytes)} moved",
              f"MFU upper bound {fmt.percent(bg.mfu_upper_bound, 3)}; "
              f"after overheads {fmt.percent(bg.mfu_estimate, 3)}", ""]
-    out = "\n".join(lines) + class_table(bg).as_text() + "\n" + waterfall_table(bg).as_text()
+    width = text_width()
+    hint = "--format json has every figure."
+    lines = [part for line in lines for part in (textwrap.wrap(line, width) or [""])]
+    out = ("\n".join(lines) + class_table(bg).as_text(width, hint=hint) + "\n"
+           + waterfall_table(bg).as_text(width, wrap=("term",), hint=hint))
     saved = bg.bytes_saved()
     if saved:
         out += "\nbytes kept off HBM per step: " + ", ".join(

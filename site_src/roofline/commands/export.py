@@ -8,6 +8,8 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._common import output_dir, write_error
+
 ASSETS = "roofline-assets"
 IFRAME_HEIGHT_PX = 720
 
@@ -34,11 +36,17 @@ VIEWS = (
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("export", help="write embeddable roofline pages and their <iframe> snippets")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p = sub.add_parser("export", help="write embeddable roofline pages and their <iframe> snippets",
+                       description="Write one HTML page per view, one shared copy of BokehJS "
+                       f"in DIR/{ASSETS}/ and DIR/snippets.html with the <iframe> code for "
+                       "each page.")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR",
+                   help="folder to write into (created if missing; its parent must exist, "
+                        "except with --assets-only; files of the same names are replaced)")
     p.add_argument("--assets-only", action="store_true",
                    help="write only the BokehJS bundles and the loader, into DIR itself "
-                        "(e.g. a Zensical site's docs/assets/roofline)")
+                        "(e.g. a Zensical site's docs/assets/roofline, created with its "
+                        "parents)")
 
 
 def iframe(view: View, src: str) -> str:
@@ -47,6 +55,14 @@ def iframe(view: View, src: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_dir(args.out, "--out", parents=args.assets_only)
+    try:
+        return _export(args)
+    except OSError as exc:
+        raise write_error(exc, args.out, "--out") from None
+
+
+def _export(args: argparse.Namespace) -> int:
     from ..fences import CONTROLS_HEIGHT_PX
     from ..plot import assets
     from ..plot.embed import block, page

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import RooflineError
+from ._common import output_file, write_error
 
 
 def add_parser(sub) -> None:
@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                    help="where to write the measurement (default: print it to stdout)")
     p.add_argument("--quick", action="store_true",
                    help="fewer sizes and repeats: under a minute on two cores")
-    p.add_argument("--label", default=None,
+    p.add_argument("--label", default=None, metavar="TEXT",
                    help="how the site names this measurement (default: CPU model and date)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     # The test suite's own size: the whole pipeline in seconds, numbers without meaning.
@@ -34,14 +34,17 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..measure import measure
 
-    if args.out is not None and not args.out.parent.exists():
-        raise RooflineError("folder does not exist", where=str(args.out.parent), field="--out")
+    if args.out is not None:
+        output_file(args.out, "--out")
     plan = args.plan or ("quick" if args.quick else "full")
     doc = measure(args.device, plan, label=args.label, progress=not args.no_progress)
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     if args.out is None:
         sys.stdout.write(text)
     else:
-        args.out.write_text(text, encoding="utf-8")
+        try:
+            args.out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise write_error(exc, args.out, "--out") from None
         print(f"wrote {args.out}", file=sys.stderr)
     return 0
