@@ -19,6 +19,7 @@ from roofline.site import build
 # `mkdocs serve` keeps its own temporary folder.
 _command: list[str] = []
 _staging: dict[str, Path] = {}
+_undo_log: list = []  # restores MkDocs' log once the staged build is published or discarded
 
 
 def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
@@ -31,6 +32,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _staging["target"] = Path(config.site_dir).resolve()
         _staging["stage"] = build.stage_dir(config.site_dir)
         config.site_dir = str(_staging["stage"])
+        _undo_log.append(build.log_real_folder(_staging["stage"], _staging["target"]))
     return config
 
 
@@ -78,8 +80,12 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     build.write_zip(config.site_dir)
     if "stage" in _staging:
         build.publish(_staging.pop("stage"), _staging.pop("target"))
+    while _undo_log:
+        _undo_log.pop()()
 
 
 def on_build_error(*, error: Exception) -> None:
     if "stage" in _staging:
         build.discard(_staging.pop("stage"))
+    while _undo_log:
+        _undo_log.pop()()

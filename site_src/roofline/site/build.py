@@ -3,9 +3,11 @@ from hooks/ so the build's logic is importable and testable without MkDocs runni
 
 from __future__ import annotations
 
+import logging
 import os
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 from .. import _toml
 from . import lesson_parts, numbers, pages, qa  # noqa: F401  (register their markers)
@@ -88,6 +90,38 @@ def publish(stage: Path, target: Path) -> None:
     stage.rename(target)
     if old.exists():
         shutil.rmtree(old)
+
+
+class _RealFolder(logging.Filter):
+    """Rewrites the staging folder's path to the output folder's in log messages."""
+
+    def __init__(self, stage: Path, target: Path) -> None:
+        super().__init__()
+        self.stage, self.target = str(stage), str(target)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.stage in message:
+            record.msg, record.args = message.replace(self.stage, self.target), ()
+        return True
+
+
+def log_real_folder(stage: Path, target: Path) -> Callable[[], None]:
+    """While a staged build runs, MkDocs' log names `target` (e.g. site/) wherever it would
+    name the hidden staging folder ("Building documentation to directory: ..."). Returns
+    the function that undoes it."""
+    flt = _RealFolder(stage, target)
+    # A logger's filters see only its own records, a handler's see every record it handles:
+    # cover MkDocs' build logger and the handlers `mkdocs build` and pytest attach.
+    places = [logging.getLogger("mkdocs.commands.build"),
+              *logging.getLogger("mkdocs").handlers, *logging.getLogger().handlers]
+    for place in places:
+        place.addFilter(flt)
+
+    def undo() -> None:
+        for place in places:
+            place.removeFilter(flt)
+    return undo
 
 
 def discard(stage: Path) -> None:
