@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import zipfile
 from pathlib import Path
 from typing import Callable
@@ -19,6 +20,9 @@ SHIM_URI = "assets/vendor/iframe-worker-shim.js"
 ZIP_URI = "downloads/roofline-lesson-site.zip"
 ZIP_ROOT = "roofline-lesson-site"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+ZIP_NOTE = " (this copy is that zip, unpacked)"
+_ZIP_LINK = re.compile(r'<a\b[^>]*\bhref="(?:[^"]*/)?' + re.escape(Path(ZIP_URI).name)
+                       + r'"[^>]*>(.*?)</a>', re.S)
 
 
 def render_markdown(markdown: str, where: str, source: str | None = None) -> str:
@@ -53,9 +57,19 @@ def write_zip(site_dir: str | os.PathLike) -> Path:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             info.create_system = 3
-            zf.writestr(info, p.read_bytes())
+            zf.writestr(info, zipped_copy(p.name, p.read_bytes()))
     tmp.replace(target)
     return target
+
+
+def zipped_copy(name: str, data: bytes) -> bytes:
+    """The zip's own copy of a file. The zip cannot hold itself, so in its pages a link to it
+    would be dead: it becomes the link's text and a note."""
+    if not name.endswith(".html") or Path(ZIP_URI).name.encode() not in data:
+        return data
+    html = _ZIP_LINK.sub(lambda m: f'<span class="rl-zip-note">{m.group(1)}</span>{ZIP_NOTE}',
+                         data.decode("utf-8"))
+    return html.encode("utf-8")
 
 
 def check_inputs() -> None:
