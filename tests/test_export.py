@@ -143,6 +143,17 @@ def test_export_assets_only_creates_parent_folders(tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_export_shim_only_writes_the_offline_polyfill(tmp_path, capsys):
+    dest = tmp_path / "docs" / "assets" / "vendor"
+    assert main(["export", "--shim-only", "--out", str(dest)]) == 0
+    assert sorted(p.name for p in dest.iterdir()) == ["iframe-worker-shim.js",
+                                                      "iframe-worker.LICENSE"]
+    assert capsys.readouterr().out.splitlines() == [str(dest / "iframe-worker-shim.js"),
+                                                   str(dest / "iframe-worker.LICENSE")]
+    assert _fails(capsys, ["export", "--shim-only", "--assets-only", "--out", str(dest)]) == (
+        "roofline export: error: argument --shim-only: not allowed with --assets-only")
+
+
 def test_export_shares_one_copy_of_bokehjs(export_dir):
     pages = sorted(p.name for p in export_dir.glob("*.html"))
     assert pages == sorted([f"{v.slug}.html" for v in VIEWS] + ["snippets.html"])

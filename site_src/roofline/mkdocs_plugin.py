@@ -14,7 +14,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from . import fences
+from . import fences, host_check
 from .plot import assets
 
 SUPERFENCES = "pymdownx.superfences"
@@ -38,6 +38,7 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         loader = f"{self.config.assets_dir}/{assets.loader_name()}"
         if loader not in [str(s) for s in config.extra_javascript]:
             config.extra_javascript.append(loader)
+        host_check.warn_outside_assets(config)  # one warning if the host loads web fonts etc.
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:

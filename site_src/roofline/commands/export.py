@@ -8,9 +8,14 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import RooflineError
 from ._common import output_dir, write_error
 
 ASSETS = "roofline-assets"
+VENDOR = Path(__file__).resolve().parent.parent / "vendor"
+SHIM = "iframe-worker-shim.js"
+"""Material's offline plugin needs this polyfill; listed in extra.polyfills, it is not fetched
+from unpkg.com. --shim-only writes it (and its licence)."""
 IFRAME_HEIGHT_PX = 720
 
 
@@ -47,6 +52,10 @@ def add_parser(sub) -> None:
                    help="write only the BokehJS bundles and the loader, into DIR itself "
                         "(e.g. a Zensical site's docs/assets/roofline, created with its "
                         "parents)")
+    p.add_argument("--shim-only", action="store_true",
+                   help="write only the iframe-worker polyfill Material's offline plugin needs "
+                        f"({SHIM}, MIT licence beside it) into DIR, created with its parents; "
+                        "list it in extra.polyfills so it is not fetched from unpkg.com")
 
 
 def iframe(view: View, src: str) -> str:
@@ -55,11 +64,23 @@ def iframe(view: View, src: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    output_dir(args.out, "--out", parents=args.assets_only)
+    if args.assets_only and args.shim_only:
+        raise RooflineError("not allowed with --assets-only", field="shim-only")
+    output_dir(args.out, "--out", parents=args.assets_only or args.shim_only)
     try:
-        return _export(args)
+        return _shim(args.out) if args.shim_only else _export(args)
     except OSError as exc:
         raise write_error(exc, args.out, "--out") from None
+
+
+def _shim(out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (SHIM, "iframe-worker.LICENSE"):
+        data = (VENDOR / name).read_bytes()
+        if not (out / name).exists() or (out / name).read_bytes() != data:
+            (out / name).write_bytes(data)  # unchanged files untouched: no watcher loops
+        print(out / name)
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:
