@@ -1,0 +1,65 @@
+// Tokens per step and the launch floor against the shared case file (pytest checks the same
+// file against roofline/tokens.py): the file a page would run is the file imported here.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+import * as tk from "../../site_src/roofline/plot/js/tokens.mjs";
+
+const CASES = JSON.parse(readFileSync(new URL("../cases/tokens_cases.json", import.meta.url)));
+
+function close(actual, expected, what) {
+  if (expected === null) {
+    assert.ok(actual === null || actual === Infinity, `${what}: ${actual} != none`);
+    return;
+  }
+  const tol = 1e-9 * Math.max(Math.abs(expected), Math.abs(actual));
+  assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} != ${expected}`);
+}
+
+test("the case file covers every section", () => {
+  for (const key of ["tokens", "intensity", "overhead", "launch_share"]) {
+    assert.ok(CASES[key].length >= 4, `${key}: ${CASES[key].length} cases`);
+  }
+  assert.ok(CASES.overhead.some((c) => c.regime === "overhead"));
+  assert.ok(CASES.overhead.some((c) => c.regime === "memory"));
+  assert.ok(CASES.overhead.some((c) => c.regime === "compute"));
+});
+
+test("critical tokens per step, with and without activation bytes", () => {
+  for (const c of CASES.tokens) {
+    const what = `${c.hardware}/${c.mode}/${c.model}`;
+    close(tk.criticalTokens(c.peak, c.bw, c.bytes_per_weight), c.critical, `${what} critical`);
+    close(tk.criticalTokensWithActivations(c.peak, c.bw, c.d, c.f, c.bytes_per_weight,
+                                           c.bytes_per_activation),
+          c.critical_with_activations, `${what} with activations`);
+    assert.equal(tk.minComputeBoundTokens(c.peak, c.bw, c.d, c.f, c.bytes_per_weight,
+                                          c.bytes_per_activation), c.min_tokens, `${what} min`);
+  }
+});
+
+test("matmul cost and intensity", () => {
+  for (const c of CASES.intensity) {
+    const what = `T=${c.tokens} ${c.d}x${c.f} ${c.bytes_per_weight}/${c.bytes_per_activation}`;
+    const [flops, bytes] = tk.matmulCost(c.tokens, c.d, c.f, c.bytes_per_weight,
+                                         c.bytes_per_activation);
+    close(flops, c.cost[0], `${what} flops`);
+    close(bytes, c.cost[1], `${what} bytes`);
+    close(tk.matmulIntensity(c.tokens, c.d, c.f, c.bytes_per_weight, c.bytes_per_activation),
+          c.ai, `${what} ai`);
+  }
+});
+
+test("the launch floor: time and regime", () => {
+  for (const c of CASES.overhead) {
+    const what = `${c.hardware}/${c.precision}/${c.op}@${c.launch}`;
+    close(tk.kernelTime(c.flops, c.bytes, c.peak, c.bw, c.launch), c.time, `${what} time`);
+    assert.equal(tk.regime(c.flops, c.bytes, c.peak, c.bw, c.launch), c.regime, `${what} regime`);
+  }
+});
+
+test("launch share of a step", () => {
+  for (const c of CASES.launch_share) {
+    close(tk.launchShare(c.launches, c.launch, c.step), c.share, `${c.launches} launches`);
+  }
+});

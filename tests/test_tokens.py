@@ -1,0 +1,105 @@
+"""tests/cases/tokens_cases.json against roofline/tokens.py (node checks the same file against
+plot/js/tokens.mjs), the tokens rule against `roofline ops --model`, and the launch floor's
+data file and its agreement with the budget's default."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from roofline import tokens as tk
+from roofline.budget import Assumptions
+from roofline.catalog import default_catalog
+from roofline.cli import main
+from roofline.errors import RooflineError
+
+CASES_PATH = Path(__file__).parent / "cases" / "tokens_cases.json"
+DATA = json.loads(CASES_PATH.read_text(encoding="utf-8"))
+
+
+def close(a, b) -> bool:
+    if b is None:
+        return a is None or math.isinf(a)
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+
+
+def test_case_file_is_current():
+    assert json.loads(tk.dumps(tk.build_cases())) == DATA, (
+        f"regenerate: python -m roofline.tokens > {CASES_PATH}")
+
+
+def test_cases_match_the_model():
+    for c in DATA["tokens"]:
+        assert close(tk.critical_tokens(c["peak"], c["bw"], c["bytes_per_weight"]), c["critical"])
+        args = (c["peak"], c["bw"], c["d"], c["f"], c["bytes_per_weight"],
+                c["bytes_per_activation"])
+        assert close(tk.critical_tokens_with_activations(*args), c["critical_with_activations"])
+        assert tk.min_compute_bound_tokens(*args) == c["min_tokens"]
+    for c in DATA["overhead"]:
+        args = (c["flops"], c["bytes"], c["peak"], c["bw"], c["launch"])
+        assert close(tk.kernel_time(*args), c["time"]) and tk.regime(*args) == c["regime"]
+
+
+def test_h100_bf16_critical_batch_is_the_scaling_books():
+    h100 = default_catalog()["h100-sxm"]
+    t = tk.critical_tokens(h100.peak_flops_per_s("bf16"), h100.hbm_bandwidth_bytes_per_s, 2.0)
+    assert 290 < t < 300  # the scaling book's ≈ 295 (989.4 TFLOP/s over 3.35 TB/s)
+    with_act = tk.critical_tokens_with_activations(h100.peak_flops_per_s("bf16"),
+                                                   h100.hbm_bandwidth_bytes_per_s,
+                                                   4096, 11008, 2.0, 2.0)
+    assert t < with_act < 1.2 * t  # "a little more once activation bytes count"
+
+
+def test_fp8_leaves_it_and_weight_only_8bit_halves_it():
+    h100 = default_catalog()["h100-sxm"]
+    bw = h100.hbm_bandwidth_bytes_per_s
+    bf16 = tk.critical_tokens(h100.peak_flops_per_s("bf16"), bw, 2.0)
+    fp8 = tk.critical_tokens(h100.peak_flops_per_s("fp8"), bw, 1.0)
+    w8 = tk.critical_tokens(h100.peak_flops_per_s("bf16"), bw, 1.0)
+    assert math.isclose(fp8, bf16, rel_tol=1e-3) and math.isclose(w8, bf16 / 2, rel_tol=1e-12)
+
+
+def test_activations_alone_can_cap_a_thin_matmul():
+    # d = f = 64 at bf16: AI never exceeds 2·d·f / ((d + f)·2) = 32 < the H100 ridge.
+    assert math.isinf(tk.critical_tokens_with_activations(989.4e12, 3.35e12, 64, 64, 2, 2))
+    assert tk.min_compute_bound_tokens(989.4e12, 3.35e12, 64, 64, 2, 2) is None
+
+
+@pytest.mark.parametrize("hw", ["h100-sxm", "a100-sxm-80gb"])
+def test_tokens_rule_agrees_with_roofline_ops(hw, capsys):
+    """The smallest compute-bound batch: `roofline ops --model llama-2-7b --phase decode` puts
+    up_proj on the slope one token below it and under the roof at it."""
+    acc = default_catalog()[hw]
+    n = tk.min_compute_bound_tokens(acc.peak_flops_per_s("bf16"), acc.hbm_bandwidth_bytes_per_s,
+                                    4096, 11008, 2.0, 2.0)
+    bounds = {}
+    for batch in (n - 1, n):
+        assert main(["ops", "--hardware", hw, "--precision", "bf16", "--model", "llama-2-7b",
+                     "--phase", "decode", "--batch", str(batch), "--seq", "4096",
+                     "--format", "json"]) == 0
+        rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+        bounds[batch] = rows["up_proj"]["bound"]
+        cost = tk.matmul_cost(batch, 4096, 11008, 2.0, 2.0)
+        assert close(rows["up_proj"]["flops"], cost[0]) and close(rows["up_proj"]["bytes"], cost[1])
+    assert bounds == {n - 1: "memory", n: "compute"}
+
+
+def test_launch_floor_has_a_source_and_the_budget_uses_it():
+    floor = tk.load_launch_floor()
+    assert 1e-6 <= floor.seconds <= 1e-5 and floor.basis and floor.url.startswith("https://")
+    assert Assumptions().launch_overhead_s == floor.seconds, (
+        "the budget's default launch overhead and data/overhead.toml disagree")
+
+
+def test_launch_floor_refuses_bad_data(tmp_path):
+    good = tk.OVERHEAD_PATH.read_text(encoding="utf-8")
+    bad = tmp_path / "overhead.toml"
+    bad.write_text(good.replace("seconds = 4e-6", "seconds = 4"), encoding="utf-8")
+    with pytest.raises(RooflineError, match="seconds"):
+        tk.load_launch_floor(bad)
+    bad.write_text(good.replace('source = "CUDAGRAPHS"', 'source = "NOPE"'), encoding="utf-8")
+    with pytest.raises(RooflineError, match="source"):
+        tk.load_launch_floor(bad)
