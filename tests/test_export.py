@@ -107,6 +107,17 @@ def test_plot_output_unwritable_is_one_line(tmp_path, capsys):
                         r"writable|cannot write '.*x\.html': [A-Z][a-z ]+)", line), line
 
 
+def test_unwritable_is_caught_before_any_work(tmp_path, capsys, monkeypatch):
+    """What a non-root user meets in a read-only folder (root is not stopped by mode bits, so
+    the permission check is simulated here; the test above writes for real)."""
+    from roofline.commands import _common
+    monkeypatch.setattr(_common.os, "access", lambda path, mode: False)
+    assert _fails(capsys, ["plot", "-o", str(tmp_path / "x.html")]) == (
+        f"roofline plot: error: argument -o/--output: folder '{tmp_path}' is not writable")
+    assert _fails(capsys, ["export", "--out", str(tmp_path)]) == (
+        f"roofline export: error: argument --out: folder '{tmp_path}' is not writable")
+
+
 def test_plot_replaces_an_existing_file(tmp_path, capsys):
     target = tmp_path / "old.html"
     target.write_text("old")
