@@ -31,10 +31,11 @@ def add_catalog(p: argparse.ArgumentParser) -> None:
 
 
 def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...] = FORMATS) -> None:
+    what = {"table": "aligned text that fits the terminal",
+            "json": "every column, raw SI values", "csv": "every column, raw SI values",
+            "md": "a Markdown table, every column"}
     p.add_argument("--format", choices=choices, default="table",
-                   help="table: aligned text that fits the terminal; "
-                        + ", ".join(c for c in choices if c != "table")
-                        + ": every column, raw SI values (default: table)")
+                   help="; ".join(f"{c}: {what[c]}" for c in choices) + " (default: table)")
 
 
 def positive_int(text: str) -> int:
