@@ -108,3 +108,8 @@ def checklist(ctx: Context) -> str:
              f"{html.escape(expand(x, ctx, f'{path} [checklist].items[{i}]'), quote=False)}"
              "</label></li>" for i, x in enumerate(items)]
     return '\n<ul class="rl-checklist">\n' + "\n".join(lines) + "\n</ul>\n"
+
+
+# The teaching markers (worked derivations, tokens rule, FLOPs vs time, launch floor) register
+# with the lesson's other written parts.
+from . import teach  # noqa: E402,F401

@@ -1,0 +1,411 @@
+"""Markers that teach by deriving: the §3 worked examples (an RMSNorm and a training GEMM,
+every intermediate number from the model), the tokens-per-step rule with its per-chip table,
+the §4 "FLOPs are not time" table from the budget model, the launch floor (overhead, the third
+regime) and the figures the back-of-envelope problems need."""
+
+from __future__ import annotations
+
+import html
+import math
+
+from .. import fmt
+from ..budget import MEMORY_CLASSES, Assumptions, budget
+from ..errors import RooflineError
+from ..render.tables import HtmlColumn, html_table
+from ..tokens import (critical_tokens, critical_tokens_with_activations, load_launch_floor,
+                      matmul_cost, min_compute_bound_tokens)
+from ..transformer import get_model
+from .context import LESSON_HW, LESSON_PRECISION, Context
+from .markers import marker
+from .numbers import number
+
+# The §4 comparison and the overhead figure: the budget page's typical training step, and one
+# batch-1 decode step of the same model against a 4,096-token KV cache.
+STEPS = {"train": {"model": "llama-2-7b", "phase": "train", "batch": 4, "seq": 4096},
+         "decode": {"model": "llama-2-7b", "phase": "decode", "batch": 1, "seq": 4096}}
+CLASS_LABELS = {"gemm": "GEMMs (projections, lm_head)", "attention": "attention matmuls",
+                "norm": "norms", "elementwise": "elementwise (SiLU·mul, residual adds)",
+                "softmax": "softmax", "embedding": "embedding", "optimizer": "optimizer (AdamW)"}
+# The tokens rule's worked matmul: a 7B model's up_proj, d_model × ffn.
+TOKENS_MODEL = "llama-2-7b"
+
+
+def _n(x: float) -> str:
+    """A shape dimension or count as written: 32,768."""
+    return f"{int(x):,}" if float(x).is_integer() else fmt.num(x)
+
+
+def _b(x: float) -> str:
+    return fmt.capacity(x)
+
+
+def _float_arg(raw: str, field: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise RooflineError(f"expected a number, got {raw!r}", field=field) from None
+    if not value > 0:
+        raise RooflineError(f"must be > 0, got {raw!r}", field=field)
+    return value
+
+
+def _steps(items: list[str], label: str) -> str:
+    lis = "".join(f"<li>{x}</li>" for x in items)
+    return (f'\n<ol class="rl-steps" aria-label="{html.escape(label)}">{lis}</ol>\n')
+
+
+def _chip(ctx: Context, hw: str) -> str:
+    return html.escape(ctx.hw(hw).name)
+
+
+# ---------------------------------------------------------------- §3 worked derivations
+
+@marker("norm_steps", block=True)
+def norm_steps(ctx: Context, *, op: str = "rmsnorm", hw: str = LESSON_HW,
+               precision: str = LESSON_PRECISION) -> str:
+    """An RMSNorm worked from its shape: FLOPs per element, bytes read and written, AI, the
+    time floor and the share of peak."""
+    p = ctx.point(op, hw, precision)
+    o = p.op
+    if o.kind != "rmsnorm":
+        raise RooflineError(f"op {op!r} is not an RMSNorm preset", field="op")
+    rows, d, b = o.shape["rows"], o.shape["d"], o.bytes_per_element
+    per = ctx.zoo.conventions.rmsnorm_flops_per_element
+    elems = rows * d
+    read, written = (rows * d + d) * b, rows * d * b
+    acc = ctx.hw(hw)
+    peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
+    t_mem, t_cmp = o.bytes / bw, o.flops / peak
+    items = [
+        f"<strong>Shape.</strong> x is rows × d = {_n(rows)} × {_n(d)} = {fmt.count(elems)} "
+        f"elements of {precision} ({fmt.num(b)} bytes each), plus a weight γ of d = {_n(d)}.",
+        f"<strong>FLOPs.</strong> {fmt.num(per)} per element (square, accumulate, scale by "
+        f"the reciprocal root, scale by γ): {fmt.num(per)} × {fmt.count(elems)} = "
+        f"{fmt.count(o.flops)} FLOPs.",
+        f"<strong>Bytes.</strong> Read x and γ: ({_n(rows)} × {_n(d)} + {_n(d)}) × {fmt.num(b)} "
+        f"= {_b(read)}; write y: {_n(rows)} × {_n(d)} × {fmt.num(b)} = {_b(written)}; "
+        f"total {_b(o.bytes)}.",
+        f"<strong>AI.</strong> {fmt.count(o.flops)} FLOPs ÷ {_b(o.bytes)} = "
+        f"{fmt.num(p.intensity_flops_per_byte)} FLOP/byte, against a ridge of "
+        f"{fmt.num(p.ridge_flops_per_byte)}: <strong>{p.bound}-bound</strong>.",
+        f"<strong>Time floor.</strong> max(FLOPs ÷ peak, bytes ÷ BW) = max({fmt.seconds(t_cmp)}, "
+        f"{_b(o.bytes)} ÷ {fmt.bandwidth(bw)} = {fmt.seconds(t_mem)}) = "
+        f"<strong>{fmt.seconds(p.time_s)}</strong>.",
+        f"<strong>Share of peak.</strong> {fmt.count(o.flops)} FLOPs in {fmt.seconds(p.time_s)} "
+        f"= {fmt.tflops(p.attainable_flops_per_s)} (= AI × BW), "
+        f"<strong>{fmt.percent(p.fraction_of_peak)}</strong> of the "
+        f"{fmt.tflops(peak)} peak.",
+    ]
+    return _steps(items, f"RMSNorm worked on the {acc.name}")
+
+
+@marker("gemm_steps", block=True)
+def gemm_steps(ctx: Context, *, op: str = "gemm-train", hw: str = LESSON_HW,
+               precision: str = LESSON_PRECISION) -> str:
+    """A training GEMM worked from its shape: 2mnk, (mk + kn + mn)·b, AI, bound, time."""
+    p = ctx.point(op, hw, precision)
+    o = p.op
+    if o.kind != "gemm":
+        raise RooflineError(f"op {op!r} is not a GEMM preset", field="op")
+    m, n, k, b = o.shape["m"], o.shape["n"], o.shape["k"], o.bytes_per_element
+    acc = ctx.hw(hw)
+    peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
+    t_mem, t_cmp = o.bytes / bw, o.flops / peak
+    items = [
+        f"<strong>Shape.</strong> [m × k] · [k × n] with m = {_n(m)} tokens, k = {_n(k)}, "
+        f"n = {_n(n)}, in {precision}.",
+        f"<strong>FLOPs.</strong> 2mnk = 2 × {_n(m)} × {_n(n)} × {_n(k)} = "
+        f"{fmt.count(o.flops)} FLOPs (one multiply and one add per term).",
+        f"<strong>Bytes.</strong> (mk + kn + mn) × {fmt.num(b)} = ({fmt.count(m * k)} + "
+        f"{fmt.count(k * n)} + {fmt.count(m * n)}) × {fmt.num(b)} = {_b(o.bytes)}.",
+        f"<strong>AI.</strong> {fmt.count(o.flops)} ÷ {_b(o.bytes)} = "
+        f"{fmt.num(p.intensity_flops_per_byte)} FLOP/byte, "
+        f"{fmt.num(p.intensity_flops_per_byte / p.ridge_flops_per_byte, 2)}× the ridge of "
+        f"{fmt.num(p.ridge_flops_per_byte)}: <strong>{p.bound}-bound</strong>.",
+        f"<strong>Time.</strong> max(FLOPs ÷ peak = {fmt.seconds(t_cmp)}, bytes ÷ BW = "
+        f"{fmt.seconds(t_mem)}) = <strong>{fmt.seconds(p.time_s)}</strong>, at "
+        f"{fmt.percent(p.fraction_of_peak)} of peak.",
+    ]
+    return _steps(items, f"Training GEMM worked on the {acc.name}")
+
+
+# ---------------------------------------------------------------- tokens per step
+
+def _tokens(ctx: Context, hw: str, precision: str, weight_bytes: float) -> float:
+    acc = ctx.hw(hw)
+    return critical_tokens(acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s,
+                           weight_bytes)
+
+
+def _tokens_act(ctx: Context, hw: str, precision: str, weight_bytes: float,
+                act_bytes: float, model: str = TOKENS_MODEL) -> tuple[float, int | None]:
+    acc = ctx.hw(hw)
+    cfg = get_model(model)
+    args = (acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s, cfg.d_model,
+            cfg.ffn, weight_bytes, act_bytes)
+    return critical_tokens_with_activations(*args), min_compute_bound_tokens(*args)
+
+
+@marker("critical_tokens")
+def critical_tokens_marker(ctx: Context, *, hw: str = LESSON_HW,
+                           precision: str = LESSON_PRECISION, weight_bytes: str = "",
+                           act_bytes: str = "", model: str = TOKENS_MODEL,
+                           field: str = "weights", digits: str = "3") -> str:
+    """Tokens per step for a weight matmul to reach the ridge. field: weights (weights' bytes
+    only), activations (the model's up_proj, activations counted), min (smallest whole
+    compute-bound batch). Bytes default to the precision's."""
+    b = ctx.catalog.precision(precision).bytes_per_element
+    wb = _float_arg(weight_bytes, "weight_bytes") if weight_bytes else b
+    ab = _float_arg(act_bytes, "act_bytes") if act_bytes else b
+    if field == "weights":
+        return number(_tokens(ctx, hw, precision, wb), digits)
+    t, n = _tokens_act(ctx, hw, precision, wb, ab, model)
+    if field == "activations":
+        return "never" if math.isinf(t) else number(t, digits)
+    if field == "min":
+        return "no batch" if n is None else f"{n:,}"
+    raise RooflineError(f"unknown field {field!r}", field="field",
+                        valid=["weights", "activations", "min"])
+
+
+@marker("tokens_rule", block=True)
+def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION,
+                model: str = TOKENS_MODEL) -> str:
+    """The critical tokens per step derived for one chip: weights only, then activations."""
+    from .lesson_parts import _tex_num, mathml
+    acc = ctx.hw(hw)
+    peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
+    b = ctx.catalog.precision(precision).bytes_per_element
+    cfg = get_model(model)
+    d, f = cfg.d_model, cfg.ffn
+    t = critical_tokens(peak, bw, b)
+    t_act, n = _tokens_act(ctx, hw, precision, b, b, model)
+    general = (r"\mathrm{AI} \approx \frac{2\,T\,d\,f}{d\,f\,b_w} = \frac{2T}{b_w} \geq "
+               r"\frac{\text{peak}}{\text{BW}} \quad\iff\quad "
+               r"T \geq \frac{\text{peak} \times b_w}{2 \times \text{BW}}")
+    worked = (rf"T^* = \frac{{{_tex_num(fmt.num(peak / 1e12))}\ \text{{TFLOP/s}} \times "
+              rf"{_tex_num(fmt.num(b))}\ \text{{B}}}}{{2 \times {_tex_num(fmt.num(bw / 1e12))}"
+              rf"\ \text{{TB/s}}}} \approx {_tex_num(fmt.num(t))}\ \text{{tokens}}")
+    cost_lo = matmul_cost(n - 1, d, f, b, b) if n else None
+    cost_hi = matmul_cost(n, d, f, b, b) if n else None
+    with_act = ("" if n is None else
+                f'<p class="rl-figure-note">Counting the activations as well (each step reads '
+                f"T × d inputs and writes T × f outputs besides the d × f weights), the "
+                f"{html.escape(cfg.name)} up_proj (d = {_n(d)}, f = {_n(f)}) needs "
+                f"T ≥ {fmt.num(t_act)}: at {n - 1:,} tokens its AI is "
+                f"{fmt.num(cost_lo[0] / cost_lo[1], 5)}, at {n:,} it is "
+                f"{fmt.num(cost_hi[0] / cost_hi[1], 5)}, against a ridge of "
+                f"{fmt.num(peak / bw, 5)} FLOP/byte.</p>\n")
+    return (mathml(general, "AI is about 2 T over bytes per weight, which reaches peak over "
+                   "bandwidth once T is at least peak times bytes per weight over twice the "
+                   "bandwidth")
+            + mathml(worked, f"on the {acc.name} in {precision}, T star is about {fmt.num(t)} "
+                     "tokens")
+            + f'\n<p class="rl-figure-note">On the {html.escape(acc.name)} in {precision}: '
+            f"≈ {fmt.num(t)} tokens per step, the scaling book's critical batch.</p>\n"
+            + with_act)
+
+
+@marker("tokens_table", block=True)
+def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
+    """Critical tokens per step for every chip in the catalog: bf16; activations counted;
+    fp8 weights and activations; 8-bit weights with bf16 compute."""
+    cfg = get_model(model)
+    rows = []
+    for acc in ctx.catalog:
+        if "bf16" not in acc.peaks:
+            continue
+        t = _tokens(ctx, acc.id, "bf16", 2.0)
+        t_act, _ = _tokens_act(ctx, acc.id, "bf16", 2.0, 2.0, model)
+        fp8 = (fmt.num(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—")
+        w8 = _tokens(ctx, acc.id, "bf16", 1.0)
+        rows.append([html.escape(acc.name), f"<strong>{fmt.num(t)}</strong>",
+                     "never" if math.isinf(t_act) else fmt.num(t_act), fp8, fmt.num(w8)])
+    cols = [HtmlColumn("Chip", priority=1, wrap=True),
+            HtmlColumn("Tokens, bf16", "right", 1),
+            HtmlColumn(f"bf16, {cfg.name} up_proj with activations", "right", 2),
+            HtmlColumn("fp8 weights and activations", "right", 2),
+            HtmlColumn("8-bit weights, bf16 compute", "right", 1)]
+    label = "Critical tokens per step for each chip"
+    return (f"\n*{label}: the fewest tokens a weight matmul needs in one step to leave the "
+            "bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth). In bf16 (2 bytes "
+            "per weight) it equals the ridge in FLOP/byte. — = no fp8 peak in the "
+            "catalog.*\n{: .rl-caption }\n\n"
+            + html_table(cols, rows, label=label, css_class="rl-tokens"))
+
+
+# ---------------------------------------------------------------- §4 FLOPs are not time
+
+def _budget(ctx: Context, step: str, hw: str, precision: str, fusions=frozenset(),
+            launch_s: float | None = None):
+    if step not in STEPS:
+        raise RooflineError(f"unknown step {step!r}", field="step", valid=list(STEPS))
+    s = STEPS[step]
+    a = Assumptions() if launch_s is None else Assumptions(launch_overhead_s=launch_s)
+    return budget(get_model(s["model"]), s["phase"], s["batch"], s["seq"], ctx.hw(hw),
+                  precision, ctx.catalog.precision(precision).bytes_per_element, fusions, a)
+
+
+def _shares(bg) -> dict[str, tuple[float, float]]:
+    total_f, total_t = bg.flops, bg.step_time_s
+    return {c: (v["flops"] / total_f, v["time_s"] / total_t) for c, v in bg.by_class().items()}
+
+
+def _memory_share(bg) -> tuple[float, float]:
+    sh = _shares(bg)
+    return (sum(sh[c][0] for c in MEMORY_CLASSES), sum(sh[c][1] for c in MEMORY_CLASSES))
+
+
+@marker("flops_vs_time", block=True)
+def flops_vs_time(ctx: Context, *, step: str = "train", hw: str = LESSON_HW,
+                  precision: str = LESSON_PRECISION) -> str:
+    """Per op class: share of the step's FLOPs beside its share of the roofline time, unfused
+    and with FlashAttention."""
+    plain = _budget(ctx, step, hw, precision)
+    flash = _budget(ctx, step, hw, precision, frozenset({"flash"}))
+    a, f = _shares(plain), _shares(flash)
+    rows = []
+    for cls, label in CLASS_LABELS.items():
+        if not plain.by_class()[cls]["launches"] and not flash.by_class()[cls]["launches"]:
+            continue
+        rows.append([html.escape(label), fmt.percent(a[cls][0]), fmt.percent(a[cls][1]),
+                     fmt.percent(f[cls][1]) if flash.by_class()[cls]["launches"]
+                     else "— (inside attention)"])
+    mf, mt = _memory_share(plain)
+    rows.append(["<strong>all non-matmul ops together</strong>",
+                 f"<strong>{fmt.percent(mf)}</strong>",
+                 f"<strong>{fmt.percent(mt)}</strong>",
+                 f"<strong>{fmt.percent(_memory_share(flash)[1])}</strong>"])
+    s = STEPS[step]
+    cfg = get_model(s["model"])
+    what = (f"one training step of {cfg.name} ({s['batch']} × {s['seq']:,} tokens, forward, "
+            "backward and AdamW)" if s["phase"] == "train" else
+            f"one decode step of {cfg.name} (batch {s['batch']}, {s['seq']:,}-token KV cache)")
+    label = f"FLOPs against time, {what}"
+    cols = [HtmlColumn("Op class", priority=1, wrap=True),
+            HtmlColumn("Share of FLOPs", "right", 1),
+            HtmlColumn("Share of time, unfused", "right", 1),
+            HtmlColumn("Share of time, FlashAttention", "right", 1)]
+    return (f"\n*{html.escape(label[0].upper() + label[1:])} on the {_chip(ctx, hw)} in "
+            f"{precision}: time is each kernel's roofline floor, summed "
+            f"({fmt.seconds(plain.step_time_s)} unfused, {fmt.seconds(flash.step_time_s)} with "
+            "FlashAttention); no launch gaps or efficiency losses.*\n{: .rl-caption }\n\n"
+            + html_table(cols, rows, label=label, css_class="rl-flops-time"))
+
+
+@marker("step_share")
+def step_share(ctx: Context, *, step: str = "train", what: str = "memory_time",
+               fused: str = "none", hw: str = LESSON_HW,
+               precision: str = LESSON_PRECISION) -> str:
+    """One figure of the FLOPs-vs-time comparison: memory_flops, memory_time (shares of the
+    step's FLOPs and roofline time taken by the non-matmul classes), step_time, or mfu (the
+    roofline step's useful FLOPs over time × peak: no real step does better)."""
+    if fused not in ("none", "flash"):
+        raise RooflineError(f"unknown fusion {fused!r}", field="fused", valid=["none", "flash"])
+    bg = _budget(ctx, step, hw, precision, frozenset() if fused == "none" else {"flash"})
+    mf, mt = _memory_share(bg)
+    if what == "memory_flops":
+        return fmt.percent(mf)
+    if what == "memory_time":
+        return fmt.percent(mt)
+    if what == "step_time":
+        return fmt.seconds(bg.step_time_s)
+    if what == "mfu":
+        return fmt.percent(bg.mfu_upper_bound)
+    raise RooflineError(f"unknown quantity {what!r}", field="what",
+                        valid=["memory_flops", "memory_time", "step_time", "mfu"])
+
+
+# ---------------------------------------------------------------- overhead, the third regime
+
+@marker("launch")
+def launch(ctx: Context, *, field: str = "us", step: str = "decode", hw: str = LESSON_HW,
+           precision: str = LESSON_PRECISION) -> str:
+    """The launch floor (data/overhead.toml) and what it adds to a step of the budget model:
+    us (the floor), kernels, added (time), step (roofline time), share (added ÷ step)."""
+    floor = load_launch_floor()
+    if field == "us":
+        return fmt.num(floor.seconds * 1e6)
+    bg = _budget(ctx, step, hw, precision, launch_s=floor.seconds)
+    added = bg.overhead_times_s["launch"]
+    values = {"kernels": f"{bg.launches:,}", "added": fmt.seconds(added),
+              "step": fmt.seconds(bg.step_time_s), "share": fmt.percent(added / bg.step_time_s)}
+    if field not in values:
+        raise RooflineError(f"unknown field {field!r}", field="field",
+                            valid=["us", *values])
+    return values[field]
+
+
+@marker("launch_formula", block=True)
+def launch_formula(ctx: Context) -> str:
+    from .lesson_parts import mathml
+    return mathml(r"\text{time} \geq \max\left(\frac{\text{FLOPs}}{\text{peak}},\ "
+                  r"\frac{\text{bytes}}{\text{BW}},\ t_{\text{launch}}\right)",
+                  "time is at least the largest of FLOPs over peak, bytes over bandwidth, "
+                  "and the launch time")
+
+
+@marker("launch_source", block=True)
+def launch_source(ctx: Context) -> str:
+    floor = load_launch_floor()
+    return (f'\n<details class="note rl-sources">\n<summary>Basis of the '
+            f"{fmt.num(floor.seconds * 1e6)} µs launch floor ({html.escape(floor.basis)})"
+            f"</summary>\n<p>{html.escape(floor.note)}</p>\n<p>Source: "
+            f'<a href="{html.escape(floor.url)}">{html.escape(floor.source_title)}</a>.</p>'
+            "\n</details>\n")
+
+
+@marker("floor_ops")
+def floor_ops(ctx: Context, *, step: str = "decode", hw: str = LESSON_HW,
+              precision: str = LESSON_PRECISION) -> str:
+    """How many of a step's kernels finish their roofline work faster than one launch."""
+    floor = load_launch_floor().seconds
+    bg = _budget(ctx, step, hw, precision)
+    short = sum(k.count * k.launches for k in bg.kernels
+                if bg.kernel_time_s(k) / k.count < floor)
+    return f"{short:,}"
+
+
+# ---------------------------------------------------------------- problem figures
+
+@marker("decode_tokens_per_s")
+def decode_tokens_per_s(ctx: Context, *, model: str = "llama-2-7b", hw: str = LESSON_HW,
+                        weight_bytes: str = "2", field: str = "rate", digits: str = "3") -> str:
+    """Best-case batch-1 decode: every weight read once per token, nothing else. field rate
+    (tokens/s), gb (weight bytes in GB), params (billions), ms (per token)."""
+    cfg = get_model(model)
+    wb = _float_arg(weight_bytes, "weight_bytes")
+    total = cfg.params * wb
+    bw = ctx.hw(hw).hbm_bandwidth_bytes_per_s
+    values = {"rate": bw / total, "gb": total / 1e9, "params": cfg.params / 1e9,
+              "ms": total / bw * 1e3}
+    if field not in values:
+        raise RooflineError(f"unknown field {field!r}", field="field", valid=list(values))
+    return number(values[field], digits)
+
+
+@marker("decode_attention_ai")
+def decode_attention_ai(ctx: Context, *, model: str = "llama-2-7b", kv_heads: int = 0,
+                        seq: int = 4096, precision: str = LESSON_PRECISION,
+                        digits: str = "3") -> str:
+    """AI of one decode step's attention (batch 1, q_len 1) for a model, with its own KV heads
+    or kv_heads given (grouped-query attention shares each K/V head across heads ÷ kv_heads)."""
+    from ..ops import attention_fused
+    cfg = get_model(model)
+    kv = kv_heads or cfg.kv_heads
+    b = ctx.catalog.precision(precision).bytes_per_element
+    op = attention_fused(1, cfg.heads, kv, cfg.head_dim, 1, seq, b, conv=ctx.zoo.conventions)
+    return number(op.intensity_flops_per_byte, digits)
+
+
+@marker("model_fact")
+def model_fact(ctx: Context, *, model: str = "llama-2-7b", field: str = "kv_heads") -> str:
+    cfg = get_model(model)
+    values = {"kv_heads": cfg.kv_heads, "heads": cfg.heads, "d_model": cfg.d_model,
+              "ffn": cfg.ffn, "layers": cfg.layers, "group": cfg.heads // cfg.kv_heads}
+    if field == "name":
+        return cfg.name
+    if field not in values:
+        raise RooflineError(f"unknown field {field!r}", field="field",
+                            valid=["name", *values])
+    return f"{values[field]:,}"
