@@ -11,11 +11,19 @@ from site_helpers import LESSON, client_paragraphs, main_text, normalise
 # Our answer to this prompt corrects the seed (RMSNorm AI is 1 FLOP/byte in bf16 once the
 # write-back is counted, not ≈ 2), so only its question and section are held to the text.
 REWORDED = {"Estimate the best achievable throughput of an RMSNorm on an H100.":
-            "Estimate the best achievable throughput of an RMSNorm on an H100. (§4 —"}
+            "Estimate the best achievable throughput of an RMSNorm on an H100. (§4 —",
+            # Issue #13: a norm's AI counts the bytes read and written (RMSNorm 1, LayerNorm 2).
+            "Why is a LayerNorm memory-bound and a large matmul compute-bound?":
+            "Why is a LayerNorm memory-bound and a large matmul compute-bound? (§4 — a norm does"}
+# Issue #13: HBM is binary, so the page says GiB where the client wrote GB for capacity (an
+# H100 "80 GB" holds 80 GiB; nvidia-smi shows 81,559 MiB). Everything else is held verbatim.
+UNIT_FIXES = (("The 80 GB of HBM", "The 80 GiB of HBM"), ("HBM ≈80 GB @", "HBM ≈80 GiB @"))
 
 
 def _expected(paragraph: str) -> list[str]:
     """A paragraph, or for bulleted runs each bullet, as the text a reader sees."""
+    for client, ours in UNIT_FIXES:
+        paragraph = paragraph.replace(client, ours)
     if paragraph.lstrip().startswith("•"):
         items = [line.strip().lstrip("•").strip() for line in paragraph.splitlines()]
         out = []

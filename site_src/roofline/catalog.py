@@ -26,6 +26,10 @@ TIER_ROLES = {
 MIN_BANDWIDTH = 1e6
 MIN_FLOPS = 1e9
 MIN_CAPACITY = 1e3
+GIB = 2 ** 30
+# DRAM is built from power-of-two dies: a part sold as "80 GB" holds 80 GiB. A decimal figure
+# here (80e9) is the marketing number typed as bytes, 6.9 % short of what the chip holds.
+BINARY_TIERS = ("hbm",)
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,9 @@ class Source:
     key: str
     title: str
     url: str
+    third_party: bool = False
+    """A page that is not the vendor's own (a blog's table, a book, a repository): figures
+    taken from it cannot claim basis "datasheet"."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,10 @@ class Tier:
     bandwidth_bytes_per_s: float | None = None
     basis: str = "datasheet"
     note: str = ""
+    max_shared_per_unit_bytes: float | None = None
+    """SRAM: the most of per_unit_capacity_bytes one unit can give as shared memory."""
+    visible_capacity_bytes: float | None = None
+    """HBM: what the driver leaves visible to programs (nvidia-smi's total), where known."""
 
     @property
     def role(self) -> str:
@@ -81,6 +92,9 @@ class Accelerator:
     tiers: tuple[Tier, ...]
     facts: dict[str, tuple[float, str, str, str]] = field(default_factory=dict)
     """Scalar figures (compute_units, tdp_w, boost_clock_hz) as (value, source, basis, note)."""
+    vector_peaks: dict[str, Peak] = field(default_factory=dict)
+    """Non-tensor (CUDA-core / vector unit) peaks for precisions whose main peak is the tensor
+    one, e.g. packed bf16x2 math: elementwise math in that dtype runs under this roof."""
 
     @property
     def tdp_w(self) -> float | None:
@@ -116,7 +130,16 @@ class Accelerator:
 
     @property
     def vector_peak(self) -> Peak | None:
+        """The fp32 (or first) vector roof: CUDA-core math in fp32."""
         return next((p for p in self.peaks.values() if p.unit == "vector"), None)
+
+    def vector_peak_for(self, precision: str) -> Peak | None:
+        """The vector roof for elementwise math that runs in `precision`: packed bf16x2 on
+        the CUDA cores for bf16, the fp32 roof for fp32; None where the chip publishes none."""
+        if precision in self.vector_peaks:
+            return self.vector_peaks[precision]
+        peak = self.peaks.get(precision)
+        return peak if peak is not None and peak.unit == "vector" else None
 
 
 @dataclass(frozen=True)
@@ -158,6 +181,14 @@ def _basis(f: Fields, key: str = "basis") -> str:
     return value
 
 
+def _check_third_party(f: Fields, source: str, basis: str, sources: dict[str, Source],
+                       key: str) -> None:
+    if basis == "datasheet" and sources[source].third_party:
+        raise RooflineError(f"source {source!r} is a third-party page; a figure taken from it "
+                            "has basis \"third-party\" (or derived/estimate), not "
+                            "\"datasheet\"", where=f.where, entry=f.entry, field=f.prefix + key)
+
+
 def _load_precisions(path: Path) -> dict[str, Precision]:
     data = _toml.load(path)
     where = str(path)
@@ -192,7 +223,28 @@ def _load_tier(raw: object, index: int, acc: Fields, sources: dict[str, Source])
         bandwidth_bytes_per_s=f.positive("bandwidth_bytes_per_s", required=False,
                                          minimum=MIN_BANDWIDTH, unit_hint=" (bytes/s)"),
         basis=_basis(f), note=f.get("note", str, required=False, default=""),
+        max_shared_per_unit_bytes=f.positive("max_shared_per_unit_bytes", required=False,
+                                             minimum=MIN_CAPACITY, unit_hint=" (bytes)"),
+        visible_capacity_bytes=f.positive("visible_capacity_bytes", required=False,
+                                          minimum=MIN_CAPACITY, unit_hint=" (bytes)"),
     )
+    _check_third_party(f, tier.source, tier.basis, sources, "basis")
+    if kind in BINARY_TIERS and tier.capacity_bytes is not None and tier.capacity_bytes % GIB:
+        raise RooflineError(
+            f"capacity {tier.capacity_bytes:,.0f} bytes is not a whole number of GiB: DRAM is "
+            f"binary, so a part sold as {tier.capacity_bytes / 1e9:.0f} GB holds "
+            f"{tier.capacity_bytes / 1e9:.0f} GiB = {round(tier.capacity_bytes / 1e9) * GIB:,} "
+            "bytes", where=f.where, entry=f.entry, field=f.prefix + "capacity_bytes")
+    for key in ("max_shared_per_unit_bytes",):
+        v = getattr(tier, key)
+        if v is not None and (tier.per_unit_capacity_bytes is None
+                              or v > tier.per_unit_capacity_bytes):
+            raise RooflineError("must not exceed per_unit_capacity_bytes", where=f.where,
+                                entry=f.entry, field=f.prefix + key)
+    if (tier.visible_capacity_bytes is not None and tier.capacity_bytes is not None
+            and tier.visible_capacity_bytes > tier.capacity_bytes):
+        raise RooflineError("must not exceed capacity_bytes", where=f.where, entry=f.entry,
+                            field=f.prefix + "visible_capacity_bytes")
     f.finish()
     if tier.capacity_bytes is None and tier.bandwidth_bytes_per_s is None:
         raise RooflineError("a tier needs capacity_bytes or bandwidth_bytes_per_s",
@@ -213,22 +265,14 @@ def _load_accelerator(raw: object, index: int, where: str, sources: dict[str, So
         if value is not None:
             facts[key] = (value, _source(f, f"{stem}_source", sources), _basis(f, f"{stem}_basis"),
                           f.get(f"{stem}_note", str, required=False, default=""))
-    peaks_f = f.sub("peaks")
-    peaks = {}
-    for pid in list(peaks_f.table):
-        if pid not in precisions:
-            raise unknown_id("precision", pid, list(precisions), where=where,
-                             field=f"peaks.{pid}")
-        p = peaks_f.sub(pid)
-        unit = p.get("unit", str)
-        if unit not in UNITS:
-            raise RooflineError(f"unknown unit {unit!r}", where=where, entry=acc_id,
-                                field=f"peaks.{pid}.unit", valid=list(UNITS))
-        peaks[pid] = Peak(pid, p.positive("flops_per_s", minimum=MIN_FLOPS,
-                                          unit_hint=" (FLOP/s)"),
-                          unit, _source(p, "source", sources), _basis(p),
-                          p.get("note", str, required=False, default=""))
-        p.finish()
+            _check_third_party(f, facts[key][1], facts[key][2], sources, f"{stem}_basis")
+    peaks = _load_peaks(f.sub("peaks"), "peaks", where, acc_id, sources, precisions)
+    vector_peaks = (_load_peaks(f.sub("vector_peaks"), "vector_peaks", where, acc_id, sources,
+                                precisions) if "vector_peaks" in f.table else {})
+    for pid, vp in vector_peaks.items():
+        if vp.unit != "vector":
+            raise RooflineError("a vector_peaks entry must have unit \"vector\"", where=where,
+                                entry=acc_id, field=f"vector_peaks.{pid}.unit")
     if not peaks:
         raise RooflineError("no peaks", where=where, entry=acc_id, field="peaks")
     tiers_raw = f.get("tiers", list)
@@ -239,9 +283,30 @@ def _load_accelerator(raw: object, index: int, where: str, sources: dict[str, So
                             where=where, entry=acc_id, field="tiers")
     acc = Accelerator(acc_id, f.get("name", str), f.get("vendor", str),
                       f.get("compute_unit_name", str), int(facts["compute_units"][0]),
-                      peaks, tiers, facts)
+                      peaks, tiers, facts, vector_peaks)
     f.finish()
     return acc
+
+
+def _load_peaks(peaks_f: Fields, table: str, where: str, acc_id: str,
+                sources: dict[str, Source], precisions: dict[str, Precision]) -> dict[str, Peak]:
+    peaks = {}
+    for pid in list(peaks_f.table):
+        if pid not in precisions:
+            raise unknown_id("precision", pid, list(precisions), where=where,
+                             field=f"{table}.{pid}")
+        p = peaks_f.sub(pid)
+        unit = p.get("unit", str)
+        if unit not in UNITS:
+            raise RooflineError(f"unknown unit {unit!r}", where=where, entry=acc_id,
+                                field=f"{table}.{pid}.unit", valid=list(UNITS))
+        peaks[pid] = Peak(pid, p.positive("flops_per_s", minimum=MIN_FLOPS,
+                                          unit_hint=" (FLOP/s)"),
+                          unit, _source(p, "source", sources), _basis(p),
+                          p.get("note", str, required=False, default=""))
+        _check_third_party(p, peaks[pid].source, peaks[pid].basis, sources, "basis")
+        p.finish()
+    return peaks
 
 
 def load_catalog(hardware_path: Path | str | None = None,
@@ -258,7 +323,8 @@ def load_catalog(hardware_path: Path | str | None = None,
     sources = {}
     for key, raw in raw_sources.items():
         f = Fields(raw, where=where, entry=f"sources.{key}")
-        sources[key] = Source(key, f.get("title", str), f.get("url", str))
+        sources[key] = Source(key, f.get("title", str), f.get("url", str),
+                              bool(f.get("third_party", bool, required=False, default=False)))
         f.finish()
     accs: dict[str, Accelerator] = {}
     raw_accs = data.get("accelerator")

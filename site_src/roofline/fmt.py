@@ -53,6 +53,21 @@ def capacity(x: float, digits: int = 3) -> str:
     return si(x, "B", digits)
 
 
+_BINARY = [(2 ** 40, "Ti"), (2 ** 30, "Gi"), (2 ** 20, "Mi"), (2 ** 10, "Ki")]
+
+
+def memory(x: float, digits: int = 3) -> str:
+    """A capacity as the hardware has it: binary prefixes when the figure is a whole number of
+    hundredths of KiB, MiB, GiB or TiB (DRAM and SRAM are built in powers of two: 80 GiB, 256
+    KiB), decimal otherwise (a vendor's figure recorded as given: 50 MB of L2)."""
+    scale, prefix = next(((s, p) for s, p in _BINARY if x >= s), (0, ""))
+    if scale and float(x).is_integer():
+        hundredths = x * 100 / scale
+        if abs(hundredths - round(hundredths)) < 1e-6:
+            return f"{num(x / scale, max(digits, len(str(int(x // scale)))))} {prefix}B"
+    return capacity(x, digits)
+
+
 def seconds(x: float, digits: int = 3) -> str:
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if x >= scale:

@@ -19,7 +19,7 @@ def hardware_table(catalog: Catalog) -> Table:
     cols = [Column("id", "id"), Column("name", "Accelerator")]
     cols += [Column(f"{p}_flops_per_s", f"{p.upper()} TFLOP/s", _t, "right")
              for p in PRECISION_ORDER]
-    cols += [Column("hbm_capacity_bytes", "Memory", fmt.capacity, "right"),
+    cols += [Column("hbm_capacity_bytes", "Memory", fmt.memory, "right"),
              Column("hbm_bandwidth_bytes_per_s", "Memory BW", fmt.bandwidth, "right"),
              Column("ridge_bf16_flops_per_byte", "BF16 ridge (FLOP/B)",
                     lambda x: fmt.num(x, 3), "right"),
@@ -41,8 +41,8 @@ def hardware_table(catalog: Catalog) -> Table:
 def tiers_table(acc: Accelerator) -> Table:
     """The memory hierarchy of one chip, fastest tier first."""
     cols = (Column("name", "Tier"),
-            Column("capacity_bytes", "Capacity", fmt.capacity, "right"),
-            Column("per_unit_capacity_bytes", f"per {acc.compute_unit_name}", fmt.capacity,
+            Column("capacity_bytes", "Capacity", fmt.memory, "right"),
+            Column("per_unit_capacity_bytes", f"per {acc.compute_unit_name}", fmt.memory,
                    "right"),
             Column("bandwidth_bytes_per_s", "Bandwidth", fmt.bandwidth, "right"),
             Column("role", "Role"), Column("basis", "Basis"), Column("source", "Source"))

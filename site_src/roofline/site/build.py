@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import _toml
-from . import lesson_parts, numbers, pages, qa  # noqa: F401  (register their markers)
+from . import departures, lesson_parts, numbers, pages, qa  # noqa: F401  (register markers)
 from .context import load_context
 from .markers import expand
 

@@ -42,8 +42,60 @@ def hbm_tbps(ctx: Context, *, hw: str = LESSON_HW, digits: str = "3") -> str:
 
 @marker("hbm_gb")
 def hbm_gb(ctx: Context, *, hw: str = LESSON_HW, digits: str = "3") -> str:
-    """HBM capacity in GB."""
+    """HBM capacity in decimal GB: 85.9 for the H100's 80 GiB (HBM is binary)."""
     return number(_tier_value(ctx, hw, "hbm", "capacity_bytes") / 1e9, digits)
+
+
+@marker("hbm_gib")
+def hbm_gib(ctx: Context, *, hw: str = LESSON_HW, digits: str = "3") -> str:
+    """HBM capacity in GiB, as the hardware has it (the "80" of an H100 80GB)."""
+    return number(_tier_value(ctx, hw, "hbm", "capacity_bytes") / 2 ** 30, digits)
+
+
+@marker("hbm_visible")
+def hbm_visible(ctx: Context, *, hw: str = LESSON_HW, unit: str = "MiB",
+                digits: str = "3") -> str:
+    """What nvidia-smi shows as the HBM total (after the driver's reservation), in MiB (as
+    nvidia-smi prints it, exact) or GiB."""
+    value = _tier_value(ctx, hw, "hbm", "visible_capacity_bytes")
+    if unit == "MiB":
+        return f"{value / 2 ** 20:,.0f}"
+    if unit == "GiB":
+        return number(value / 2 ** 30, digits)
+    raise RooflineError(f"unknown unit {unit!r}", field="unit", valid=["MiB", "GiB"])
+
+
+@marker("tier_kib_per_unit")
+def tier_kib_per_unit(ctx: Context, *, hw: str = LESSON_HW, tier: str = "sram",
+                      what: str = "capacity", digits: str = "3") -> str:
+    """A per-SM array in KiB: the whole array (capacity) or the most of it one SM can use as
+    shared memory (max_shared)."""
+    attr = {"capacity": "per_unit_capacity_bytes",
+            "max_shared": "max_shared_per_unit_bytes"}.get(what)
+    if attr is None:
+        raise RooflineError(f"unknown quantity {what!r}", field="what",
+                            valid=["capacity", "max_shared"])
+    return number(_tier_value(ctx, hw, tier, attr) / 2 ** 10, digits)
+
+
+@marker("sram_estimate")
+def sram_estimate(ctx: Context, *, hw: str = LESSON_HW, field: str = "bytes_per_clock",
+                  digits: str = "3") -> str:
+    """The parts of the SRAM bandwidth estimate (units x bytes per clock x clock): the bytes per
+    clock per unit it assumes, the clock in GHz, or the total in TB/s."""
+    acc = ctx.hw(hw)
+    bw = _tier_value(ctx, hw, "sram", "bandwidth_bytes_per_s")
+    clock = acc.facts.get("boost_clock_hz", (None,))[0]
+    if clock is None:
+        raise RooflineError(f"hardware '{hw}' has no boost clock", field="boost_clock_hz")
+    if field == "bytes_per_clock":
+        return number(bw / (acc.compute_units * clock), digits)
+    if field == "clock_ghz":
+        return number(clock / 1e9, digits)
+    if field == "tbps":
+        return number(bw / 1e12, digits)
+    raise RooflineError(f"unknown field {field!r}", field="field",
+                        valid=["bytes_per_clock", "clock_ghz", "tbps"])
 
 
 @marker("tier_kb_per_unit")
@@ -70,9 +122,18 @@ def sram_speedup(ctx: Context, *, hw: str = LESSON_HW, digits: str = "approx") -
                   / acc.hbm_bandwidth_bytes_per_s, digits)
 
 
+PEAK_DIGITS = ("3", "approx")
+
+
 @marker("peak_tflops")
 def peak_tflops(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION,
                 digits: str = "3") -> str:
+    """A peak in TFLOP/s. One rounding rule for a peak everywhere on the site: three
+    significant figures (989), as every table prints it, or the lesson's "call it" figure
+    (~1,000); two figures would print 990 beside the tables' 989."""
+    if digits not in PEAK_DIGITS:
+        raise RooflineError(f"a peak prints with digits=3 (as every table) or digits=approx, "
+                            f"got {digits!r}", field="digits", valid=list(PEAK_DIGITS))
     return number(ctx.hw(hw).peak_flops_per_s(precision) / 1e12, digits)
 
 
@@ -83,10 +144,13 @@ def peak_pflops(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
 
 
 @marker("vector_tflops")
-def vector_tflops(ctx: Context, *, hw: str = LESSON_HW, digits: str = "3") -> str:
-    peak = ctx.hw(hw).vector_peak
+def vector_tflops(ctx: Context, *, hw: str = LESSON_HW, precision: str = "fp32",
+                  digits: str = "3") -> str:
+    """The vector (CUDA-core) roof for math that runs in `precision`: fp32, or packed bf16."""
+    peak = ctx.hw(hw).vector_peak_for(precision)
     if peak is None:
-        raise RooflineError(f"hardware '{hw}' has no vector (CUDA-core) peak", field="peaks")
+        raise RooflineError(f"hardware '{hw}' has no {precision} vector (CUDA-core) peak",
+                            field="vector_peaks")
     return number(peak.flops_per_s / 1e12, digits)
 
 
@@ -120,10 +184,16 @@ def flops_per_element(ctx: Context, *, op: str = "rmsnorm") -> str:
 
 @marker("op")
 def op_value(ctx: Context, *, op: str, field: str, hw: str = LESSON_HW,
-             precision: str = LESSON_PRECISION, digits: str = "3") -> str:
+             precision: str = LESSON_PRECISION, dtype: str = "", digits: str = "3") -> str:
     """One figure of one op-zoo preset placed on a chip: ai, flops, bytes, attainable_tflops,
-    percent (of peak), bound, time."""
-    p = ctx.point(op, hw, precision)
+    percent (of peak), bound, time. `dtype` (default: the precision) is the type its data is
+    stored in, e.g. an RMSNorm that stays bf16 in an fp8 run: dtype=bf16 precision=fp8."""
+    if dtype:
+        from ..maths import place
+        b = ctx.catalog.precision(dtype).bytes_per_element
+        p = place(ctx.zoo.ops(b, [op])[0], ctx.hw(hw), precision)
+    else:
+        p = ctx.point(op, hw, precision)
     if field == "ai":
         return number(p.intensity_flops_per_byte, digits)
     if field == "flops":
@@ -194,15 +264,21 @@ def sparse_peak_tflops(ctx: Context, *, hw: str = LESSON_HW, precision: str = LE
 
 @marker("reads_only_ai")
 def reads_only_ai(ctx: Context, *, op: str = "rmsnorm", precision: str = LESSON_PRECISION,
-                  digits: str = "3") -> str:
-    """An elementwise/norm op's AI if one forgets the bytes it writes back."""
+                  field: str = "ai", hw: str = LESSON_HW, digits: str = "3") -> str:
+    """An elementwise/norm op's AI if one forgets the bytes it writes back (field=ai), or the
+    throughput that AI would promise on the chip's HBM (field=tflops)."""
     b = ctx.catalog.precision(precision).bytes_per_element
     o = ctx.zoo.ops(b, [op])[0]
     s = o.shape
     out_elems = (s.get("rows", 0) * s.get("d", s.get("cols", 0))) or s.get("n", 0)
     if not out_elems or o.op_class not in ("norm", "elementwise", "softmax"):
         raise RooflineError(f"op {op!r} is not an elementwise or norm op", field="op")
-    return number(o.flops / (o.bytes - out_elems * b), digits)
+    ai = o.flops / (o.bytes - out_elems * b)
+    if field == "ai":
+        return number(ai, digits)
+    if field == "tflops":
+        return number(ai * ctx.hw(hw).hbm_bandwidth_bytes_per_s / 1e12, digits)
+    raise RooflineError(f"unknown field {field!r}", field="field", valid=["ai", "tflops"])
 
 
 @marker("one_flop_mac_ai")
@@ -262,7 +338,7 @@ def op_shape(ctx: Context, *, op: str) -> str:
 @marker("decimal_binary_gap")
 def decimal_binary_gap(ctx: Context, *, prefix: str = "T") -> str:
     """How far apart a decimal and a binary unit are, in percent (TB vs TiB: 2^40 / 10^12)."""
-    powers = {"G": 3, "T": 4}
+    powers = {"K": 1, "M": 2, "G": 3, "T": 4}
     if prefix not in powers:
         raise RooflineError(f"unknown prefix {prefix!r}", field="prefix", valid=list(powers))
     return fmt.percent(2 ** (10 * powers[prefix]) / 10 ** (3 * powers[prefix]) - 1)
