@@ -12,6 +12,17 @@ from .errors import RooflineError
 DATA_DIR = Path(str(resources.files("roofline") / "data"))
 
 
+def file_key(path: Path | str) -> tuple[str, int, int]:
+    """(path, mtime_ns, size): the key every cache of a parsed data file uses, so an edit
+    (`mkdocs serve` rebuilds in the same process) is seen; a missing file keys as (path, 0, -1)
+    and its loader reports it."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return (str(path), 0, -1)
+    return (str(path), st.st_mtime_ns, st.st_size)
+
+
 def load(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:

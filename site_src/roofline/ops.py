@@ -277,6 +277,11 @@ def load_zoo(path: Path | str | None = None) -> OpZoo:
     return OpZoo(conv, presets, source)
 
 
-@functools.lru_cache(maxsize=1)
 def default_zoo() -> OpZoo:
-    return load_zoo()
+    """The bundled op zoo, cached per (path, mtime_ns, size): an edit is seen at once."""
+    return _cached_zoo(_toml.file_key(_toml.DATA_DIR / "ops.toml"))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_zoo(key: tuple[str, int, int]) -> OpZoo:
+    return load_zoo(key[0])

@@ -116,9 +116,14 @@ def load_models(path: Path | str | None = None) -> dict[str, TransformerConfig]:
     return out
 
 
-@functools.lru_cache(maxsize=1)
 def default_models() -> dict[str, TransformerConfig]:
-    return load_models()
+    """The bundled models, cached per (path, mtime_ns, size): an edit is seen at once."""
+    return dict(_cached_models(_toml.file_key(_toml.DATA_DIR / "models.toml")))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_models(key: tuple[str, int, int]) -> dict[str, TransformerConfig]:
+    return load_models(key[0])
 
 
 def get_model(model_id: str) -> TransformerConfig:

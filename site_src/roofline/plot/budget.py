@@ -133,15 +133,19 @@ def entry(bg: Budget) -> dict:
 
 
 def payload(hardware: str, precision: str, url_state: bool = True) -> dict:
-    """Every combination the page can show, for one chip and precision. Cached per catalog
-    version, so `mkdocs serve` recomputes it when the catalog file changes."""
+    """Every combination the page can show, for one chip and precision. Cached per version
+    of the data files it reads (catalog, precisions, models), so `mkdocs serve` recomputes it
+    when one changes."""
+    from .. import _toml
     path = default_catalog().path
-    return _payload(hardware, precision, url_state, (str(path), path.stat().st_mtime_ns))
+    files = (path, path.parent / "precisions.toml", _toml.DATA_DIR / "precisions.toml",
+             _toml.DATA_DIR / "models.toml")
+    return _payload(hardware, precision, url_state, tuple(_toml.file_key(f) for f in files))
 
 
 @functools.lru_cache(maxsize=4)
 def _payload(hardware: str, precision: str, url_state: bool,
-             catalog_version: tuple[str, int]) -> dict:
+             data_version: tuple[tuple[str, int, int], ...]) -> dict:
     catalog = default_catalog()
     hw = catalog[hardware]
     b = catalog.precision(precision).bytes_per_element

@@ -17,7 +17,7 @@ from bokeh.models import (ColumnDataSource, CustomJS, Div, FileInput, InlineStyl
                           LabelSet, NumeralTickFormatter)
 
 from .. import fmt
-from .._toml import DATA_DIR
+from .. import _toml
 from ..errors import RooflineError
 from ..measure.schema import load, schema, validate
 
@@ -27,23 +27,25 @@ PICKER_HEIGHT_PX = 110
 """Height the picker and its status line add under the widget (the fence reserves it)."""
 CACHE_LEVELS = ("L1", "L2", "L3", "L2-GPU")
 # Text in the page's own colours (readable in both palettes); orange only marks the overlay.
-_PICKER_CSS = InlineStyleSheet(css="""
+# CSS text only: a stylesheet is a Bokeh model and belongs to one document, so each layout
+# makes its own (a module-level one breaks the second render in a process: `mkdocs serve`).
+PICKER_CSS = """
 :host { color: var(--md-default-fg-color, inherit); }
 .bk-input { color: var(--md-default-fg-color, inherit);
             background-color: var(--md-default-bg-color, #fff);
             border-color: var(--md-default-fg-color--lighter, #bbb); }
-""")
-_STATUS_CSS = InlineStyleSheet(css=f"""
+"""
+STATUS_CSS = f"""
 :host {{ color: var(--md-default-fg-color, inherit); border-left: 4px solid {COLOR};
          padding-left: 0.6em; }}
-""")
+"""
 
 
 def resolve(value: str | Path, docs_dir: Path | None = None) -> Path:
     """A measurement named in a fence: a file of the package data (measurement-*.json), or a
     path relative to the docs folder (or the working directory)."""
     value = Path(value)
-    candidates = [value] if value.is_absolute() else [DATA_DIR / value]
+    candidates = [value] if value.is_absolute() else [_toml.DATA_DIR / value]
     if not value.is_absolute():
         candidates += [(docs_dir or Path("docs")) / value, value]
     for path in candidates:
@@ -135,14 +137,12 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     except RooflineError as exc:
         # One line naming the file and its field, reported against the caller's option.
         raise RooflineError(str(exc), field="measurement") from None
-    x0, x1 = fig.x_range.start, fig.x_range.end
-    data = overlay_data(doc, x0, x1) if doc else {
-        "roofs": {"xs": [], "ys": []},
-        "labels": {"x": [], "y": [], "text": [], "align": [], "dy": []},
-        "points": {"x": [], "y": [], "text": []}}
-    roofs = ColumnDataSource(name="measured-roofs", data=data["roofs"])
-    labels = ColumnDataSource(name="measured-labels", data=data["labels"])
-    points = ColumnDataSource(name="measured-points", data=data["points"])
+    # Empty sources: measure.mjs draws the overlay's first frame from `initial` (and redraws
+    # it from a picked file); overlay_data() here is its mirror for the build-time SVG.
+    roofs = ColumnDataSource(name="measured-roofs", data={"xs": [], "ys": []})
+    labels = ColumnDataSource(name="measured-labels",
+                              data={"x": [], "y": [], "text": [], "align": [], "dy": []})
+    points = ColumnDataSource(name="measured-points", data={"x": [], "y": [], "text": []})
     fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
                    line_dash="dashdot", name="measured-roof-lines")
     fig.add_layout(LabelSet(x="x", y="y", text="text", text_align="align", source=labels,
@@ -154,23 +154,23 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                             text_color=COLOR, text_font_size="11px", text_baseline="middle"))
     # CPU roofs sit far below a GPU's; ticks must still read as numbers, not "0".
     fig.yaxis.formatter = NumeralTickFormatter(format="0,0.[000000]")
-    if doc:
-        lo, hi = y_bounds(data)
-        fig.y_range.start = min(fig.y_range.start, lo)
-        fig.y_range.end = max(fig.y_range.end, hi)
     # The widget's own callback resets the y range on every change; this keeps the overlay in.
     guard = CustomJS.from_file(JS, mode="guard", fig=fig, roofs=roofs, points=points)
     fig.y_range.js_on_change("start", guard)
     fig.y_range.js_on_change("end", guard)
-    status = Div(name="measurement-status", text=summary_text(doc) if doc else
-                 "No measurement loaded.", render_as_text=True, sizing_mode="stretch_width",
+    status = Div(name="measurement-status", text="", render_as_text=True,
+                 sizing_mode="stretch_width",
                  html_attributes={"aria-live": "polite", "role": "status"},
-                 stylesheets=[_STATUS_CSS])
+                 stylesheets=[InlineStyleSheet(css=STATUS_CSS)])
+    first = CustomJS.from_file(JS, mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels,
+                               points=points, status=status, tags=["roofline-first-frame"])
+    if fig.document is not None:
+        fig.document.js_on_event("document_ready", first)
     if not picker:
         return status
     chooser = FileInput(name="measurement-file", accept=".json,application/json",
                         title="Your measurement JSON (stays in your browser)",
-                        sizing_mode="stretch_width", stylesheets=[_PICKER_CSS])
+                        sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=PICKER_CSS)])
     pick = CustomJS.from_file(JS, mode="pick", schema=schema(), fig=fig, roofs=roofs,
                               labels=labels, points=points, status=status, chooser=chooser)
     chooser.js_on_change("value", pick)
