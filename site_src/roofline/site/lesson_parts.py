@@ -193,6 +193,10 @@ def compute_vs_bw(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_
     if vec is not None:
         rows.append(f"| CUDA cores, {vec.precision} (elementwise math) | "
                     f"{fmt.tflops(vec.flops_per_s)} | {fmt.count(vec.flops_per_s)} FLOPs |")
+    packed = acc.vector_peaks.get(precision)
+    if packed is not None:  # elementwise math in the run's dtype (issue #13)
+        rows.append(f"| CUDA cores, packed {precision} (elementwise math) | "
+                    f"{fmt.tflops(packed.flops_per_s)} | {fmt.count(packed.flops_per_s)} FLOPs |")
     rows.append(f"| HBM bandwidth | {fmt.bandwidth(bw)} | {fmt.count(bw)} bytes |")
     r = acc.ridge_flops_per_byte(precision)
     table = ("\n*Compute against bandwidth on the " + acc.name + ".*\n{: .rl-caption }\n\n"
