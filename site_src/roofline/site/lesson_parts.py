@@ -12,9 +12,9 @@ from latex2mathml.converter import convert
 
 from .. import fmt
 from ..errors import RooflineError
-from ..render.tables import ops_table, tiers_table
+from ..render.tables import HtmlColumn, html_table, ops_table, table_html, tiers_table
 from .context import LESSON_HW, LESSON_PRECISION, Context
-from .markers import marker, scroll_region
+from .markers import marker
 
 FORMULAS = {
     "ai": r"\mathrm{AI} = \frac{\text{FLOPs}}{\text{bytes moved to and from HBM}}",
@@ -76,8 +76,9 @@ def tiers(ctx: Context, *, hw: str = LESSON_HW) -> str:
              f"(source {r['source']}, {r['basis']})" for r in t.rows if r["note"]]
     return (f"\n*Memory hierarchy of the {acc.name}, fastest tier first "
             "(— = not published).*\n{: .rl-caption }\n\n"
-            + scroll_region(table.as_markdown(), f"Memory hierarchy of the {acc.name}")
-            .replace('class="rl-scroll"', 'class="rl-scroll rl-tiers"') + "\n"
+            + table_html(table, label=f"Memory hierarchy of the {acc.name}",
+                         priority={"bandwidth_bytes_per_s": 1, "role": 2},
+                         wrap=("name", "role"), css_class="rl-tiers") + "\n"
             + '<details class="note rl-sources" markdown="1">\n<summary>Notes and sources'
             "</summary>\n\n" + "\n".join(notes) +
             "\n\nFull sources: [Hardware catalog](../hardware.md).\n\n</details>\n")
@@ -93,20 +94,38 @@ def cliff(ctx: Context, *, hw: str = LESSON_HW) -> str:
         raise RooflineError(f"hardware '{hw}' needs two tiers with a bandwidth to draw a cliff",
                             field="tiers")
     tiers.sort(key=lambda t: -t.bandwidth_bytes_per_s)
+    wide = _cliff_svg(acc, tiers, narrow=False)
+    narrow = _cliff_svg(acc, tiers, narrow=True)
+    out = ['<figure class="rl-cliff">', '<div class="rl-chart-wide">', wide, "</div>",
+           '<div class="rl-chart-narrow">', narrow, "</div>"]
+    cap = (f"The bandwidth cliff on the {html.escape(acc.name)}: each step down the hierarchy "
+           f"costs about an order of magnitude (log scale).")
+    if missing:
+        cap += f" No published bandwidth for: {html.escape(', '.join(missing))}."
+    out.append(f"<figcaption>{cap}</figcaption></figure>")
+    return "\n" + "".join(out) + "\n"
+
+
+def _cliff_svg(acc, tiers, *, narrow: bool) -> str:
+    """One drawing of the cliff. Wide: names left of the bars, values right of them. Narrow
+    (phones, drawn 380 units wide so its 12-unit text renders at about 12 px): name and value
+    on a line above each bar."""
     lo = 10 ** math.floor(math.log10(min(t.bandwidth_bytes_per_s for t in tiers)))
     hi = 10 ** math.ceil(math.log10(max(t.bandwidth_bytes_per_s for t in tiers)))
-    left, right, bar_h, gap, top = 140, 400, 26, 12, 16
-    width = right + 170
+    if narrow:
+        left, right, bar_h, gap, top, width = 8, 372, 14, 24, 22, 380
+    else:
+        left, right, bar_h, gap, top = 175, 430, 26, 12, 16
+        width = right + 180
     span = math.log10(hi / lo)
 
     def x(v: float) -> float:
         return left + (right - left) * math.log10(v / lo) / span
 
     height = top + len(tiers) * (bar_h + gap) + 34
-    uid = f"rl-cliff-{acc.id}"
-    out = [f'<figure class="rl-cliff">',
-           f'<svg viewBox="0 0 {width} {height}" role="img" aria-labelledby="{uid}-t {uid}-d" '
-           f'xmlns="http://www.w3.org/2000/svg">',
+    uid = f"rl-cliff-{acc.id}" + ("-n" if narrow else "")
+    out = [f'<svg viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+           f'role="img" aria-labelledby="{uid}-t {uid}-d" xmlns="http://www.w3.org/2000/svg">',
            f'<title id="{uid}-t">Bandwidth per memory tier of the {html.escape(acc.name)}, '
            f'log scale</title>',
            f'<desc id="{uid}-d">' + "; ".join(
@@ -115,10 +134,12 @@ def cliff(ctx: Context, *, hw: str = LESSON_HW) -> str:
     decade = lo
     while decade <= hi * 1.0001:
         gx = x(decade)
+        anchor = ("start" if gx - left < 20 else "end" if right - gx < 20 else "middle") \
+            if narrow else "middle"
         out.append(f'<line class="rl-grid" x1="{gx:.1f}" y1="{top - 6}" x2="{gx:.1f}" '
                    f'y2="{height - 28}"/>')
         out.append(f'<text class="rl-axis" x="{gx:.1f}" y="{height - 12}" '
-                   f'text-anchor="middle">{fmt.bandwidth(decade, 1)}</text>')
+                   f'text-anchor="{anchor}">{fmt.bandwidth(decade, 1)}</text>')
         decade *= 10
     hbm = acc.hbm_bandwidth_bytes_per_s
     for i, t in enumerate(tiers):
@@ -128,19 +149,19 @@ def cliff(ctx: Context, *, hw: str = LESSON_HW) -> str:
         ratio = bw / hbm
         rel = ("HBM" if t.kind == "hbm" else
                f"{fmt.num(ratio, 2)}× HBM" if ratio >= 1 else f"1/{fmt.num(1 / ratio, 2)} of HBM")
-        out.append(f'<text class="rl-label" x="{left - 8}" y="{y + bar_h * 0.68:.1f}" '
-                   f'text-anchor="end">{html.escape(t.name)}</text>')
+        if narrow:
+            out.append(f'<text class="rl-label" x="{left}" y="{y - 5}">{html.escape(t.name)}: '
+                       f'{fmt.bandwidth(bw)} · {rel}</text>')
+        else:
+            out.append(f'<text class="rl-label" x="{left - 8}" y="{y + bar_h * 0.68:.1f}" '
+                       f'text-anchor="end">{html.escape(t.name)}</text>')
         out.append(f'<rect class="{cls}" x="{left}" y="{y}" width="{x(bw) - left:.1f}" '
                    f'height="{bar_h}" rx="3"/>')
-        out.append(f'<text class="rl-value" x="{x(bw) + 6:.1f}" y="{y + bar_h * 0.68:.1f}">'
-                   f'{fmt.bandwidth(bw)} · {rel}</text>')
+        if not narrow:
+            out.append(f'<text class="rl-value" x="{x(bw) + 6:.1f}" y="{y + bar_h * 0.68:.1f}">'
+                       f'{fmt.bandwidth(bw)} · {rel}</text>')
     out.append("</svg>")
-    cap = (f"The bandwidth cliff on the {html.escape(acc.name)}: each step down the hierarchy "
-           f"costs about an order of magnitude (log scale).")
-    if missing:
-        cap += f" No published bandwidth for: {html.escape(', '.join(missing))}."
-    out.append(f"<figcaption>{cap}</figcaption></figure>")
-    return "\n" + "".join(out) + "\n"
+    return "".join(out)
 
 
 @marker("pyramid", block=True)
@@ -184,24 +205,26 @@ def compute_vs_bw(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_
     """§2: the two rates side by side and their ratio."""
     acc = ctx.hw(hw)
     peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
-    rows = [f"| Tensor cores, {precision} | {fmt.tflops(peak)} | "
-            f"{fmt.count(peak)} FLOPs |"]
+    rows = [[f"Tensor cores, {precision}", fmt.tflops(peak), f"{fmt.count(peak)} FLOPs"]]
     if "fp8" in acc.peaks and precision != "fp8":
         p8 = acc.peak_flops_per_s("fp8")
-        rows.append(f"| Tensor cores, fp8 | {fmt.tflops(p8)} | {fmt.count(p8)} FLOPs |")
+        rows.append(["Tensor cores, fp8", fmt.tflops(p8), f"{fmt.count(p8)} FLOPs"])
     vec = acc.vector_peak
     if vec is not None:
-        rows.append(f"| CUDA cores, {vec.precision} (elementwise math) | "
-                    f"{fmt.tflops(vec.flops_per_s)} | {fmt.count(vec.flops_per_s)} FLOPs |")
+        rows.append([f"CUDA cores, {vec.precision} (elementwise math)",
+                     fmt.tflops(vec.flops_per_s), f"{fmt.count(vec.flops_per_s)} FLOPs"])
     packed = acc.vector_peaks.get(precision)
     if packed is not None:  # elementwise math in the run's dtype (issue #13)
-        rows.append(f"| CUDA cores, packed {precision} (elementwise math) | "
-                    f"{fmt.tflops(packed.flops_per_s)} | {fmt.count(packed.flops_per_s)} FLOPs |")
-    rows.append(f"| HBM bandwidth | {fmt.bandwidth(bw)} | {fmt.count(bw)} bytes |")
+        rows.append([f"CUDA cores, packed {precision} (elementwise math)",
+                     fmt.tflops(packed.flops_per_s), f"{fmt.count(packed.flops_per_s)} FLOPs"])
+    rows.append(["HBM bandwidth", fmt.bandwidth(bw), f"{fmt.count(bw)} bytes"])
     r = acc.ridge_flops_per_byte(precision)
     table = ("\n*Compute against bandwidth on the " + acc.name + ".*\n{: .rl-caption }\n\n"
-             + scroll_region("| Rate | Per second | In one second |\n|---|---:|---:|\n"
-                             + "\n".join(rows), f"Compute against bandwidth on the {acc.name}"))
+             + html_table([HtmlColumn("Rate", priority=1, wrap=True),
+                           HtmlColumn("Per second", "right", 1),
+                           HtmlColumn("In one second", "right", 2)],
+                          [[html.escape(x) for x in r] for r in rows],
+                          label=f"Compute against bandwidth on the {acc.name}"))
     latex = (rf"\frac{{{_tex_num(fmt.num(peak / 1e12))}\times 10^{{12}}\ \text{{FLOP/s}}}}"
              rf"{{{_tex_num(fmt.num(bw / 1e12))}\times 10^{{12}}\ \text{{byte/s}}}} \approx "
              rf"{_tex_num(fmt.num(r))}\ \text{{FLOP per byte}}")
@@ -224,5 +247,7 @@ def op_zoo(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISI
             f"{fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, ridge ≈ "
             f"{fmt.num(acc.ridge_flops_per_byte(precision))} FLOP/byte). FLOPs count 2 per "
             "multiply-add; bytes are HBM traffic, every operand read once and every result "
-            "written once.*\n{: .rl-caption }\n\n" + scroll_region(t.as_markdown(), f"The op zoo on the {acc.name}")
-            .replace('class="rl-scroll"', 'class="rl-scroll rl-ops"'))
+            "written once.*\n{: .rl-caption }\n\n"
+            + table_html(t, label=f"The op zoo on the {acc.name}", wrap=("name", "context"),
+                         priority={"context": 2, "flops": 3, "bytes": 3},
+                         css_class="rl-ops"))

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 from latex2mathml.converter import convert
 
 from .. import fmt
 from ..errors import RooflineError
 from ..maths import place
+from ..render import svgchart
 from ..render.table import Column, Table
-from ..render.tables import PRECISION_ORDER, hardware_records, hardware_table, ops_table
+from ..render.tables import (PRECISION_ORDER, HtmlColumn, hardware_records, hardware_table,
+                             html_table, ops_table, table_html)
 from ..transformer import PHASES, default_models, model_ops
 from .context import LESSON_HW, LESSON_PRECISION, Context
-from .markers import marker, scroll_region
+from .markers import marker
 
 # The op-zoo page's runs: a training step, a prompt prefill, one decode step against a cache.
 RUNS = {"train": (8, 4096), "prefill": (1, 4096), "decode": (1, 4096)}
@@ -51,18 +54,21 @@ def op_formulas(ctx: Context) -> str:
               f"{fmt.num(c.silu_flops_per_element)} (SiLU), "
               f"c_swiglu = {fmt.num(c.silu_mul_flops_per_element)}, "
               f"c_adam = {fmt.num(c.adamw_flops_per_param)}")
-    rows = "\n".join(f"| {name} | {_m(fl)} | {_m(by)} |" for name, fl, by in OP_FORMULAS)
-    return (scroll_region("| Op (shape) | FLOPs | HBM bytes |\n|---|---|---|\n" + rows,
-                          "Op-cost formulas") +
+    rows = [[html.escape(name), _m(fl), _m(by)] for name, fl, by in OP_FORMULAS]
+    return (html_table([HtmlColumn("Op (shape)", priority=1, wrap=True),
+                        HtmlColumn("FLOPs", priority=1), HtmlColumn("HBM bytes", priority=1)],
+                       rows, label="Op-cost formulas") +
             f"\n*b* is bytes per element of the precision. FLOPs per element: {consts} "
             f"({html.escape(ctx.zoo.source)})\n")
 
 
 @marker("op_zoo_presets", block=True)
 def op_zoo_presets(ctx: Context) -> str:
-    rows = "\n".join(f"| `{p.id}` | {p.label} | {html.escape(p.context)} |"
-                     for p in ctx.zoo.presets.values())
-    return scroll_region("| id | Op | Shapes |\n|---|---|---|\n" + rows, "The lesson's op presets")
+    rows = [[f"<code>{html.escape(p.id)}</code>", html.escape(p.label), html.escape(p.context)]
+            for p in ctx.zoo.presets.values()]
+    return html_table([HtmlColumn("id", priority=1), HtmlColumn("Op", priority=1),
+                       HtmlColumn("Shapes", priority=2, wrap=True)],
+                      rows, label="The lesson's op presets")
 
 
 def model_table(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
@@ -94,20 +100,53 @@ def model_caption(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
 def model_ops_block(ctx: Context, *, model: str, phase: str) -> str:
     t = model_table(ctx, model, phase)
     name = f"ops-{model}-{phase}"
-    return (f"\n*{model_caption(ctx, model, phase)}*\n\n"
-            + scroll_region(t.as_markdown(), f"Ops of {model}, {phase}") +
+    title = {"train": "Training", "prefill": "Prefill", "decode": "Decode"}[phase]
+    return (f'\n<details class="rl-more" markdown="1">\n<summary>{title}: every op, '
+            f"{len(t.rows)} rows</summary>\n\n*{model_caption(ctx, model, phase)}*\n"
+            "{: .rl-caption }\n\n"
+            + table_html(t, label=f"Ops of {model}, {phase}", wrap=("name",),
+                         priority={"shape": 3, "flops": 3, "bytes": 3}) +
             f"\nDownload: [{name}.csv](downloads/{name}.csv) · "
-            f"[{name}.json](downloads/{name}.json)\n")
+            f"[{name}.json](downloads/{name}.json)\n\n</details>\n")
 
 
 @marker("hardware_summary", block=True)
 def hardware_summary(ctx: Context) -> str:
-    t = hardware_table(ctx.catalog)
-    return scroll_region(t.as_markdown(), "Accelerators: peaks, memory and ridge")
+    cat = ctx.catalog
+    cols = [HtmlColumn("Accelerator", priority=1, wrap=True),
+            HtmlColumn("BF16 TFLOP/s", "right", 1), HtmlColumn("FP8 TFLOP/s", "right", 2),
+            HtmlColumn("HBM", "right", 2), HtmlColumn("Memory BW", "right", 1),
+            HtmlColumn("BF16 ridge (FLOP/B)", "right", 1), HtmlColumn("TDP", "right", 3)]
+    rows = []
+    for acc in cat:
+        def peak(p: str) -> str:
+            return fmt.num(acc.peak_flops_per_s(p) / 1e12, 3) if p in acc.peaks else "—"
+        rows.append([f'<a href="#{acc.id}">{html.escape(acc.name)}</a>', peak("bf16"),
+                     peak("fp8"), fmt.capacity(acc.hbm.capacity_bytes),
+                     fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s),
+                     fmt.num(acc.ridge_flops_per_byte("bf16"), 3) if "bf16" in acc.peaks
+                     else "—", f"{acc.tdp_w:,.0f} W" if acc.tdp_w else "—"])
+    return (_ridge_chart(ctx) + "\n*Dense peaks, HBM and the bf16 ridge of every accelerator; "
+            "the other precisions, tiers and sources are under each chip below and in "
+            "[hardware.csv](downloads/hardware.csv).*\n{: .rl-caption }\n\n"
+            + html_table(cols, rows, label="Accelerators compared", css_class="rl-hw"))
 
 
 def _src(key: str) -> str:
-    return f"[{key}](#source-{key.lower()})"
+    return f'<a href="#source-{key.lower()}">{html.escape(key)}</a>'
+
+
+FACT_LABELS = {"compute_units": "compute units", "tdp_w": "TDP", "boost_clock_hz": "boost clock"}
+
+
+def _fact(acc, key: str, value: float) -> str:
+    if key == "boost_clock_hz":
+        return fmt.si(value, "Hz")
+    if key == "tdp_w":
+        return f"{value:,.0f} W"
+    if key == "compute_units":
+        return f"{value:,.0f} {html.escape(acc.compute_unit_name)}s"
+    return fmt.num(value, 4)
 
 
 @marker("hardware_details", block=True)
@@ -116,28 +155,136 @@ def hardware_details(ctx: Context) -> str:
     for acc in ctx.catalog:
         out.append(f"\n### {acc.name} {{#{acc.id}}}\n")
         facts = ", ".join(
-            f"{k.replace('_', ' ')}: {fmt.num(v, 4) if k != 'boost_clock_hz' else fmt.si(v, 'Hz')}"
-            f" ({_src(s)})" for k, (v, s, _, _) in acc.facts.items())
+            f"{FACT_LABELS.get(k, k.replace('_', ' '))} {_fact(acc, k, v)} ({_src(s)})"
+            for k, (v, s, _, _) in acc.facts.items())
         out.append(f"`{acc.id}` · {acc.vendor} · {facts}\n")
-        peaks = ["| Precision | Unit | Peak | Ridge (FLOP/byte of HBM) | Basis | Source |",
-                 "|---|---|---:|---:|---|---|"]
+        peaks = []
         for p in sorted(acc.peaks.values(), key=lambda p: PRECISION_ORDER.index(p.precision)
                         if p.precision in PRECISION_ORDER else 99):
-            peaks.append(f"| {p.precision} | {p.unit} | {fmt.tflops(p.flops_per_s)} | "
-                         f"{fmt.num(acc.ridge_flops_per_byte(p.precision))} | {p.basis} | "
-                         f"{_src(p.source)} |")
-        out.append(scroll_region("\n".join(peaks), f"{acc.name}: peaks and ridges"))
-        tiers = ["| Tier | Capacity | Bandwidth | Basis | Source | Note |",
-                 "|---|---:|---:|---|---|---|"]
+            peaks.append([p.precision, p.unit, fmt.tflops(p.flops_per_s),
+                          fmt.num(acc.ridge_flops_per_byte(p.precision)), p.basis,
+                          _src(p.source)])
+        out.append(html_table(
+            [HtmlColumn("Precision", priority=1), HtmlColumn("Unit", priority=2),
+             HtmlColumn("Peak", "right", 1), HtmlColumn("Ridge (FLOP/byte of HBM)", "right", 1),
+             HtmlColumn("Basis", priority=2), HtmlColumn("Source", priority=2)],
+            peaks, label=f"{acc.name}: peaks and ridges"))
+        tiers = []
         for t in acc.tiers:
             cap = fmt.capacity(t.capacity_bytes) if t.capacity_bytes else "—"
             if t.per_unit_capacity_bytes:
                 cap += f" ({fmt.capacity(t.per_unit_capacity_bytes)}/{acc.compute_unit_name})"
             bw = fmt.bandwidth(t.bandwidth_bytes_per_s) if t.bandwidth_bytes_per_s else "—"
-            note = html.escape(t.note).replace("|", "\\|")
-            tiers.append(f"| {t.name} | {cap} | {bw} | {t.basis} | {_src(t.source)} | {note} |")
-        out.append(scroll_region("\n".join(tiers), f"{acc.name}: memory tiers"))
+            tiers.append([html.escape(t.name), html.escape(cap), bw, t.basis, _src(t.source),
+                          html.escape(t.note)])
+        out.append(html_table(
+            [HtmlColumn("Tier", priority=1, wrap=True), HtmlColumn("Capacity", "right", 1, wrap=True),
+             HtmlColumn("Bandwidth", "right", 1), HtmlColumn("Basis", priority=2),
+             HtmlColumn("Source", priority=2), HtmlColumn("Note", priority=2, wrap=True)],
+            tiers, label=f"{acc.name}: memory tiers"))
     return "\n".join(out) + "\n"
+
+
+def short_name(name: str) -> str:
+    """'NVIDIA H100 SXM5 80GB' -> 'H100 SXM5 80GB': the chart's labels drop the vendor."""
+    for prefix in ("NVIDIA GeForce ", "NVIDIA ", "AMD Instinct ", "Google ", "Intel "):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    return name.split(" (")[0]
+
+
+def _ridge_chart(ctx: Context) -> str:
+    accs = [a for a in ctx.catalog if "bf16" in a.peaks]
+    bws = [a.hbm_bandwidth_bytes_per_s / 1e12 for a in accs]
+    ridges = [a.ridge_flops_per_byte("bf16") for a in accs]
+    x_range = (10 ** math.floor(math.log10(min(bws))), 10 ** math.ceil(math.log10(max(bws))))
+    y_range = (min(100.0, min(ridges) * 0.8), max(1000.0, max(ridges) * 1.25))
+    desc = "; ".join(f"{a.name}: {fmt.bandwidth(a.hbm_bandwidth_bytes_per_s)}, ridge "
+                     f"{fmt.num(r, 3)} FLOP/byte" for a, r in zip(accs, ridges))
+
+    def chart(width: int, height: int, font: float) -> svgchart.LogLogChart:
+        return svgchart.LogLogChart(
+            width, height, x_range, y_range, "HBM bandwidth (TB/s, log)",
+            "BF16 ridge (FLOP/byte, log)", x_tick=lambda v: f"{v:g}",
+            y_tick=lambda v: f"{v:g}", font=font, y_ticks=(100, 200, 300, 500, 1000),
+            x_ticks=tuple(v for v in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20)
+                          if x_range[0] <= v <= x_range[1]),
+            points=[svgchart.Point(b, r, short_name(a.name), title=f"{a.name}: "
+                                   f"{fmt.bandwidth(a.hbm_bandwidth_bytes_per_s)}, ridge "
+                                   f"{fmt.num(r, 3)}") for a, b, r in zip(accs, bws, ridges)])
+    wide = chart(760, 440, 12).svg(title="BF16 ridge against HBM bandwidth, every accelerator",
+                                   desc=desc, uid="rl-ridge-bw")
+    narrow = chart(380, 420, 11).svg(title="BF16 ridge against HBM bandwidth", desc=desc,
+                                     uid="rl-ridge-bw-n")
+    cap = ("Where each chip's ridge sits: an op needs at least this many FLOPs per byte of HBM "
+           "traffic to be compute-bound in bf16. Faster memory lowers the bar; faster tensor "
+           "cores raise it.")
+    return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
+
+
+def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
+    acc = ctx.hw(LESSON_HW)
+    peak = acc.peak_flops_per_s(LESSON_PRECISION) / 1e12
+    bw = acc.hbm_bandwidth_bytes_per_s / 1e12
+    ais = [p.intensity_flops_per_byte for p in points]
+    lo = 10 ** math.floor(math.log10(min(ais)))
+    hi = 10 ** math.ceil(math.log10(max(max(ais), acc.ridge_flops_per_byte(LESSON_PRECISION))
+                                    * 1.5))
+    roof = [(lo, lo * bw), (peak / bw, peak), (hi, peak)]
+    y_lo = 10 ** math.floor(math.log10(lo * bw))
+    desc = "; ".join(f"{n}. {lab}: AI {fmt.num(p.intensity_flops_per_byte, 3)}, "
+                     f"{fmt.percent(p.fraction_of_peak)} of peak"
+                     for n, (lab, p) in enumerate(zip(labels, points), 1))
+
+    def chart(width: int, height: int, font: float) -> svgchart.LogLogChart:
+        return svgchart.LogLogChart(
+            width, height, (lo, hi), (y_lo, 10 ** math.ceil(math.log10(peak) + 0.2)),
+            "Arithmetic intensity I (FLOP/byte, log)", "Attainable TFLOP/s (log)",
+            font=font, lines=[svgchart.Line(roof, "rl-chart-roof",
+                                            f"{LESSON_PRECISION} roof {fmt.num(peak, 3)}")],
+            points=[svgchart.Point(p.intensity_flops_per_byte, p.attainable_flops_per_s / 1e12,
+                                   str(n), "rl-mem" if p.bound == "memory" else "rl-comp",
+                                   title=lab)
+                    for n, (lab, p) in enumerate(zip(labels, points), 1)])
+    title = f"The lesson's ops on the {acc.name} roofline, {LESSON_PRECISION}"
+    wide = chart(760, 400, 12).svg(title=title, desc=desc, uid="rl-zoo-roof")
+    narrow = chart(380, 380, 11).svg(title=title, desc=desc, uid="rl-zoo-roof-n")
+    key = " · ".join(f"<b>{n}</b> {html.escape(lab)}" for n, lab in enumerate(labels, 1))
+    cap = (f"The lesson's ops on the {html.escape(acc.name)} in {LESSON_PRECISION} (ridge ≈ "
+           f"{fmt.num(acc.ridge_flops_per_byte(LESSON_PRECISION))} FLOP/byte): {key}.")
+    return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
+
+
+@marker("op_zoo_summary", block=True)
+def op_zoo_summary(ctx: Context) -> str:
+    """A mini-roofline of the lesson's ops, then one row per model and run: totals, the time
+    floor and how much of it memory-bound ops take."""
+    acc = ctx.hw(LESSON_HW)
+    pts = ctx.points(LESSON_HW, LESSON_PRECISION)
+    labels = [ctx.zoo.presets[p.name].label for p in pts]
+    peak = acc.peak_flops_per_s(LESSON_PRECISION)
+    rows = []
+    for key, cfg in default_models().items():
+        for phase in RUNS:
+            t = model_table(ctx, key, phase)
+            flops = sum(r["flops"] for r in t.rows)
+            bytes_ = sum(r["bytes"] for r in t.rows)
+            time = sum(r["time_s"] for r in t.rows)
+            mem = sum(r["time_s"] for r in t.rows if r["bound"] == "memory")
+            rows.append([html.escape(cfg.name), {"train": "training", "prefill": "prefill",
+                                                 "decode": "decode"}[phase],
+                         fmt.count(flops), fmt.count(bytes_), fmt.seconds(time),
+                         fmt.percent(mem / time) if time else "—",
+                         fmt.percent(flops / (time * peak)) if time else "—"])
+    cols = [HtmlColumn("Model", priority=1), HtmlColumn("Run", priority=1),
+            HtmlColumn("FLOPs", "right", 3), HtmlColumn("HBM bytes", "right", 3),
+            HtmlColumn("Time ≥", "right", 1), HtmlColumn("Memory-bound share of time", "right", 1),
+            HtmlColumn("% of peak, whole run", "right", 1)]
+    return (_zoo_chart(ctx, pts, labels) +
+            f"\n*Every op of each run placed on the {acc.name} in {LESSON_PRECISION}, summed: "
+            "the time floor is the sum of each op's bound; *% of peak* is the run's FLOPs over "
+            "that time at peak.*\n{: .rl-caption }\n\n"
+            + html_table(cols, rows, label="Op zoo summary: whole runs"))
 
 
 @marker("sources", block=True)

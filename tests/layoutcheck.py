@@ -1,0 +1,189 @@
+"""The layout gate's checks: each is a JavaScript function run in a loaded page that returns a
+list of problems (strings; empty = pass). tests/test_layout_browser.py runs them on every page
+of the built site at 1280 px light, 1280 px dark and 412 px, and on small seeded pages that
+each hold one defect, to prove every check can fail.
+
+Checks
+- hscroll:     the page scrolls sideways.
+- clipped:     an element's content is cut by its container (overflow hidden/clip), or a
+               scroll box scrolls without a visible cue (a scrollbar that takes space,
+               data-scroll-cue, or edge shadows with background-attachment: local), or an
+               element outside any scroll box reaches past the viewport.
+- punchline:   a priority-1 column of a generated table (.rl-table .rl-p1) is hidden or lies
+               outside its table's visible box.
+- chart_text:  SVG chart text renders under 11 px.
+- labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
+- targets:     an interactive control is smaller than 24 × 24 CSS px and a 24 px circle on it
+               overlaps another control (WCAG 2.5.8; inline text links are exempt).
+- print:       under print media, a generated table hides a column, a static figure is not
+               shown, a control is shown, or the page background is not light.
+"""
+
+from __future__ import annotations
+
+MIN_TEXT_PX = 11.0
+MIN_TARGET_PX = 24.0
+
+_COMMON = r"""
+const MAIN = document.querySelector('.md-content') || document.body;
+const visible = el => { const s = getComputedStyle(el); const r = el.getBoundingClientRect();
+  return s.display !== 'none' && s.visibility !== 'hidden' && r.width > 0 && r.height > 0 &&
+    !el.closest('[hidden], details:not([open]) > :not(summary)'); };
+const name = el => { let s = el.tagName.toLowerCase(); if (el.id) s += '#' + el.id;
+  const c = (el.getAttribute('class') || '').trim().split(/\s+/).filter(Boolean).slice(0, 2);
+  if (c.length) s += '.' + c.join('.');
+  const t = (el.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 40);
+  return t ? `${s} "${t}"` : s; };
+"""
+
+CHECKS: dict[str, str] = {
+    "hscroll": r"""() => {
+  const d = document.documentElement;
+  return d.scrollWidth > d.clientWidth + 1 ?
+    [`page scrolls sideways: ${d.scrollWidth} px of content in ${d.clientWidth} px`] : []; }""",
+
+    "clipped": r"""() => { %s
+  const out = [];
+  const box = MAIN.querySelector('article') || MAIN;
+  const edge = document.documentElement.clientWidth;
+  const scroller = el => { for (let a = el.parentElement; a && a !== box; a = a.parentElement)
+    if (getComputedStyle(a).overflowX !== 'visible') return a; return null; };
+  for (const el of box.querySelectorAll('*')) {
+    if (!visible(el) || el.closest('svg, math, .bk-root, .roofline-target, script')) continue;
+    if (el.clientWidth <= 1 && el.clientHeight <= 1) continue;  // visually hidden on purpose
+    const s = getComputedStyle(el);
+    const over = el.scrollWidth > el.clientWidth + 1;
+    if (over && (s.overflowX === 'hidden' || s.overflowX === 'clip') && el.clientWidth > 0
+        && s.textOverflow !== 'ellipsis') {
+      out.push(`clipped: ${name(el)} shows ${el.clientWidth} of ${el.scrollWidth} px`);
+    } else if (over && (s.overflowX === 'auto' || s.overflowX === 'scroll')) {
+      const bar = el.offsetHeight - el.clientHeight -
+        parseFloat(s.borderTopWidth) - parseFloat(s.borderBottomWidth) > 0;
+      // A cue: a scrollbar that takes space, or edge shadows that scroll with the content.
+      const cue = bar || el.hasAttribute('data-scroll-cue') ||
+        /local/.test(s.backgroundAttachment);
+      if (!cue) out.push(`scrolls without a cue: ${name(el)} (${el.scrollWidth} > ${el.clientWidth} px)`);
+    }
+    const r = el.getBoundingClientRect();
+    if (r.right > edge + 1 && !scroller(el))
+      out.push(`sticks out of the page: ${name(el)} right edge ${Math.round(r.right)} > ${Math.round(edge)}`);
+  }
+  return [...new Set(out)].slice(0, 20); }""" % _COMMON,
+
+    "punchline": r"""() => { %s
+  const out = [];
+  for (const t of document.querySelectorAll('.rl-table')) {
+    if (t.closest('details:not([open])')) continue;
+    const box = t.getBoundingClientRect();
+    for (const c of t.querySelectorAll('.rl-p1')) {
+      const r = c.getBoundingClientRect();
+      if (getComputedStyle(c).display === 'none' || r.width === 0)
+        out.push(`hidden punchline column "${c.dataset.label || c.textContent.trim()}" in "${t.getAttribute('aria-label')}"`);
+      else if (r.left < box.left - 1 || r.right > box.right + 1)
+        out.push(`punchline column "${c.dataset.label || c.textContent.trim()}" out of view in "${t.getAttribute('aria-label')}"`);
+    }
+  }
+  return [...new Set(out)]; }""" % _COMMON,
+
+    "chart_text": r"""(minPx) => { %s
+  const out = [];
+  for (const t of document.querySelectorAll('svg text')) {
+    if (!visible(t) || !t.textContent.trim()) continue;
+    const svg = t.ownerSVGElement; const m = t.getScreenCTM(); if (!m) continue;
+    const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+    if (px < minPx - 0.05) out.push(`chart text ${px.toFixed(1)} px < ${minPx}: "${t.textContent.trim().slice(0, 30)}"`);
+  }
+  return [...new Set(out)].slice(0, 20); }""" % _COMMON,
+
+    "labels": r"""() => { %s
+  const out = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    if (!visible(svg)) continue;
+    const frame = svg.getBoundingClientRect();
+    const texts = [...svg.querySelectorAll('text')].filter(t => visible(t) && t.textContent.trim());
+    const boxes = texts.map(t => t.getBoundingClientRect());
+    for (let i = 0; i < boxes.length; i++) {
+      const a = boxes[i];
+      if (a.left < frame.left - 0.5 || a.right > frame.right + 0.5 || a.top < frame.top - 0.5 ||
+          a.bottom > frame.bottom + 0.5)
+        out.push(`label cut by its chart: "${texts[i].textContent.trim()}"`);
+      for (let j = i + 1; j < boxes.length; j++) {
+        const b = boxes[j];
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 1 && h > 2) out.push(`labels overlap: "${texts[i].textContent.trim()}" / "${texts[j].textContent.trim()}"`);
+      }
+    }
+  }
+  return [...new Set(out)].slice(0, 20); }""" % _COMMON,
+
+    "targets": r"""(minPx) => { %s
+  const sel = 'button, input:not([type=hidden]), select, summary, [role=slider], [role=button], ' +
+              'a.md-button, .md-header label.md-header__button, .md-header a.md-header__button';
+  const els = [...document.querySelectorAll(sel)].filter(visible)
+    .filter(el => !el.closest('.md-sidebar--primary, .md-sidebar--secondary, .md-search__inner, .md-dialog'));
+  const rects = els.map(el => el.getBoundingClientRect());
+  const out = [];
+  els.forEach((el, i) => {
+    const r = rects[i];
+    if (r.width >= minPx - 0.5 && r.height >= minPx - 0.5) return;
+    const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+    // WCAG 2.5.8 spacing exception: a 24 px circle on the target meets no other target.
+    const crowded = rects.some((o, j) => j !== i && !els[j].contains(el) && !el.contains(els[j]) &&
+      (() => { const dx = Math.max(o.left - cx, 0, cx - o.right);
+               const dy = Math.max(o.top - cy, 0, cy - o.bottom);
+               return Math.hypot(dx, dy) < minPx / 2; })());
+    const label = el.closest('label');
+    const lr = label && label.getBoundingClientRect();
+    const viaLabel = lr && lr.width >= minPx && lr.height >= minPx;
+    if (crowded && !viaLabel)
+      out.push(`target ${Math.round(r.width)}×${Math.round(r.height)} px, crowded: ${name(el)}`);
+    else if (!viaLabel && (r.width < minPx / 2 || r.height < minPx / 2))
+      out.push(`target ${Math.round(r.width)}×${Math.round(r.height)} px: ${name(el)}`);
+  });
+  return [...new Set(out)].slice(0, 20); }""" % _COMMON,
+
+    "print": r"""() => { %s
+  const out = [];
+  for (const t of document.querySelectorAll('.rl-table')) {
+    const ths = [...t.querySelectorAll('thead th')];
+    const shown = ths.filter(th => getComputedStyle(th).display !== 'none');
+    if (shown.length !== ths.length || getComputedStyle(t.querySelector('thead')).position === 'absolute')
+      out.push(`print hides columns of "${t.getAttribute('aria-label')}": ${ths.filter(th => !shown.includes(th)).map(th => th.textContent).join(', ') || 'header'}`);
+  }
+  for (const f of document.querySelectorAll('figure, .roofline-static')) {
+    const svgs = [...f.querySelectorAll('svg, img')];
+    if (svgs.length && !svgs.some(s => s.getBoundingClientRect().width > 0))
+      out.push(`print shows no drawing of ${name(f)}`);
+  }
+  for (const c of document.querySelectorAll('input, select, button, .bk-input-group')) {
+    if (c.closest('.md-header, .md-sidebar, .md-search, .md-dialog, .md-footer')) continue;
+    const r = c.getBoundingClientRect();
+    if (getComputedStyle(c).display !== 'none' && r.width > 0) out.push(`control printed: ${name(c)}`);
+  }
+  const bg = getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g).map(Number);
+  if (bg.length >= 3 && (bg.length < 4 || bg[3] > 0) && (bg[0] + bg[1] + bg[2]) / 3 < 200)
+    out.push(`print background is dark: rgb(${bg.slice(0, 3).join(', ')})`);
+  return out; }""" % _COMMON,
+}
+
+SCREEN_CHECKS = ("hscroll", "clipped", "punchline", "chart_text", "labels", "targets")
+
+
+def run(page, check: str) -> list[str]:
+    """Run one named check in a Playwright page; a list of problems, empty when it passes."""
+    js = CHECKS[check]
+    if check == "chart_text":
+        return page.evaluate(js, MIN_TEXT_PX)
+    if check == "targets":
+        return page.evaluate(js, MIN_TARGET_PX)
+    return page.evaluate(js)
+
+
+def run_print(page) -> list[str]:
+    """The print check under print-media emulation (the page is put back to screen after)."""
+    page.emulate_media(media="print")
+    try:
+        return run(page, "print")
+    finally:
+        page.emulate_media(media="screen")

@@ -1,0 +1,142 @@
+"""Layout gate: every page of the built site at 1280 px light, 1280 px dark and 412 px, each
+page loaded once per view with every check run on that load (tests/layoutcheck.py); the
+lesson printed to PDF keeps every table column and its static figures. Each check also runs
+on a small seeded page holding the defect it guards against, and must report it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+import layoutcheck
+from layoutcheck import SCREEN_CHECKS, run, run_print
+from site_helpers import LESSON
+
+pytestmark = pytest.mark.browser
+
+VIEWS = {"1280-light": (1280, "light"), "1280-dark": (1280, "dark"), "412": (412, "light")}
+# What each view checks: punchline columns at desktop width, chart text size on the phone.
+SKIP = {"1280-light": {"chart_text"}, "1280-dark": {"chart_text"}, "412": {"punchline"}}
+
+
+def _pages(site) -> list[str]:
+    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                  if "assets" not in p.parts and p.name != "404.html")
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_page_passes_the_layout_gate(view, built_site, site_server, browser):
+    width, scheme = VIEWS[view]
+    ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = ctx.new_page()
+    problems: list[str] = []
+    try:
+        for rel in _pages(built_site):
+            page.goto(site_server.url + rel)
+            page.wait_for_load_state("load")
+            page.wait_for_timeout(200)
+            for check in SCREEN_CHECKS:
+                if check not in SKIP[view]:
+                    problems += [f"{rel} [{check}] {p}" for p in run(page, check)]
+            if rel == LESSON and width >= 1024:
+                problems += [f"{rel} [print] {p}" for p in run_print(page)]
+    finally:
+        ctx.close()
+    assert problems == [], f"{len(problems)} layout problems at {view}:\n" + "\n".join(problems)
+
+
+def test_lesson_pdf_keeps_every_column_and_the_figures(built_site, site_server, browser,
+                                                       tmp_path):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = ctx.new_page()
+    try:
+        page.goto(site_server.url + LESSON)
+        page.wait_for_load_state("load")
+        heads = page.evaluate("""() => [...document.querySelectorAll('.rl-table thead th')]
+                                 .map(th => th.textContent.trim())""")
+        figure_text = page.evaluate("""() => [...document.querySelectorAll(
+            'figure .rl-chart-wide svg text, .roofline-static svg text')]
+            .map(t => t.textContent.trim()).filter(Boolean)""")
+        pdf = tmp_path / "lesson.pdf"
+        page.pdf(path=str(pdf), format="A4", print_background=True)
+    finally:
+        ctx.close()
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    flat = re.sub(r"\s+", " ", text)
+    assert len(heads) >= 15 and figure_text
+    missing = [h for h in heads if re.sub(r"\s+", " ", h) not in flat]
+    assert missing == [], f"columns missing from the PDF: {missing}"
+    lost = [t for t in figure_text if t not in flat]
+    assert lost == [], f"static figure text missing from the PDF: {lost[:10]}"
+
+
+# --- seeded defects: each check must report the defect it guards against --------------------
+
+_BASE = """<!doctype html><html><head><style>body{margin:0;font:16px sans-serif}
+.md-content{width:380px;margin:0 auto}</style></head><body><div class="md-content"><article>
+%s</article></div></body></html>"""
+
+SEEDED = {
+    "hscroll": '<div style="width:2000px">too wide</div>',
+    "clipped": '<div style="width:200px;overflow:hidden"><span style="display:inline-block;'
+               'width:400px">cut off</span></div>'
+               '<div style="width:200px;overflow-x:auto;scrollbar-width:none">'
+               '<span style="display:inline-block;width:400px">scrolls, no cue</span></div>',
+    "punchline": '<div class="rl-table" aria-label="t"><table><thead><tr>'
+                 '<th class="rl-p1" style="display:none">Bound</th></tr></thead><tbody><tr>'
+                 '<td class="rl-p1" data-label="Bound" style="display:none">memory</td></tr>'
+                 '</tbody></table></div>',
+    "chart_text": '<svg viewBox="0 0 1000 100" width="300"><text x="10" y="50" '
+                  'font-size="14">tiny</text></svg>',
+    "labels": '<svg viewBox="0 0 300 100" width="300" height="100">'
+              '<text x="10" y="50" font-size="14">FP32 roof</text>'
+              '<text x="20" y="52" font-size="14">FP64 roof</text>'
+              '<text x="250" y="80" font-size="14">clipped label</text></svg>',
+    "targets": '<p><input type="checkbox" style="width:13px;height:13px;margin:0">'
+               '<input type="checkbox" style="width:13px;height:13px;margin:0"></p>',
+    "print": '<style>@media print{.gone{display:none} body{background:#222}}</style>'
+             '<div class="rl-table" aria-label="t"><table><thead><tr><th>Op</th>'
+             '<th class="gone">Time</th></tr></thead></table></div>'
+             '<figure><svg class="gone" width="10" height="10"></svg></figure>'
+             '<input type="range">',
+}
+
+CLEAN = ('<style>@media print{input{display:none}}</style><p>Text with a <a href="#">link</a>.</p><div class="rl-table" aria-label="t"><table>'
+         '<thead><tr><th class="rl-p1">Bound</th></tr></thead><tbody><tr><td class="rl-p1" '
+         'data-label="Bound">memory</td></tr></tbody></table></div>'
+         '<svg viewBox="0 0 300 100" width="300" height="100"><text x="10" y="50" '
+         'font-size="14">FP32 roof</text><text x="10" y="80" font-size="14">FP64 roof</text>'
+         '</svg><label style="display:inline-block;min-height:24px"><input type="checkbox" '
+         'style="width:20px;height:20px;margin:2px"> item</label>')
+
+
+@pytest.fixture(scope="module")
+def fixture_page(browser):
+    ctx = browser.new_context(viewport={"width": 412, "height": 700})
+    page = ctx.new_page()
+    yield page
+    ctx.close()
+
+
+@pytest.mark.parametrize("check", list(SEEDED))
+def test_seeded_defect_is_reported(check, fixture_page):
+    fixture_page.set_content(_BASE % SEEDED[check])
+    found = run_print(fixture_page) if check == "print" else run(fixture_page, check)
+    assert found, f"check {check!r} missed its seeded defect"
+    if check == "clipped":
+        assert any(p.startswith("clipped") for p in found)
+        assert any(p.startswith("scrolls without a cue") for p in found)
+    if check == "labels":
+        assert any("overlap" in p for p in found) and any("cut" in p for p in found)
+    if check == "print":
+        assert len(found) == 4, found  # a hidden column, no figure, a control, a dark page
+
+
+def test_clean_fixture_passes_every_check(fixture_page):
+    fixture_page.set_content(_BASE % CLEAN)
+    for check in layoutcheck.CHECKS:
+        found = run_print(fixture_page) if check == "print" else run(fixture_page, check)
+        assert found == [], (check, found)
