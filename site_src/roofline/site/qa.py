@@ -82,6 +82,17 @@ def checkpoint(ctx: Context) -> str:
             "from the same model as the tables above.*\n\n" + "\n\n".join(blocks) + "\n")
 
 
+@marker("checkpoint_answers", block=True)
+def checkpoint_answers(ctx: Context) -> str:
+    """The checkpoint's answers collected for print (issue #14): on paper the questions stay a
+    test and the answers come on their own page at the end; on screen this block is hidden
+    (lesson.css .rl-answers) and each answer sits in its collapsed box."""
+    path, entries = load_entries("checkpoint", "question", ("question", "answer"))
+    items = [f"**Q{i}.** {_text(ctx, path, e, 'answer')}" for i, e in enumerate(entries, 1)]
+    return ('\n<div class="rl-answers" aria-hidden="true" data-search-exclude markdown="1">\n\n'
+            "**Checkpoint answers**\n\n" + "\n\n".join(items) + "\n\n</div>\n")
+
+
 @marker("failure_modes", block=True)
 def failure_modes(ctx: Context) -> str:
     path, entries = load_entries("failure_modes", "mode", ("title", "problem", "check"))
