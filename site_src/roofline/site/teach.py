@@ -6,7 +6,9 @@ regime) and the figures the back-of-envelope problems need."""
 from __future__ import annotations
 
 import html
+import json
 import math
+from pathlib import Path
 
 from .. import fmt
 from ..budget import MEMORY_CLASSES, Assumptions, budget
@@ -170,7 +172,8 @@ def critical_tokens_marker(ctx: Context, *, hw: str = LESSON_HW,
                            field: str = "weights", digits: str = "3") -> str:
     """Tokens per step for a weight matmul to reach the ridge. field: weights (weights' bytes
     only), activations (the model's up_proj, activations counted), min (smallest whole
-    compute-bound batch). Bytes default to the precision's."""
+    compute-bound batch), ai_below / ai_at (the matmul's AI one token below that batch, and
+    at it). Bytes default to the precision's."""
     b = ctx.catalog.precision(precision).bytes_per_element
     wb = _float_arg(weight_bytes, "weight_bytes") if weight_bytes else b
     ab = _float_arg(act_bytes, "act_bytes") if act_bytes else b
@@ -181,8 +184,13 @@ def critical_tokens_marker(ctx: Context, *, hw: str = LESSON_HW,
         return "never" if math.isinf(t) else number(t, digits)
     if field == "min":
         return "no batch" if n is None else f"{n:,}"
+    if field in ("ai_below", "ai_at") and n is not None:
+        cfg = get_model(model)
+        flops, bytes_ = matmul_cost(n - 1 if field == "ai_below" else n, cfg.d_model, cfg.ffn,
+                                    wb, ab)
+        return number(flops / bytes_, digits)
     raise RooflineError(f"unknown field {field!r}", field="field",
-                        valid=["weights", "activations", "min"])
+                        valid=["weights", "activations", "min", "ai_below", "ai_at"])
 
 
 @marker("tokens_rule", block=True)
@@ -339,14 +347,17 @@ def step_share(ctx: Context, *, step: str = "train", what: str = "memory_time",
 def launch(ctx: Context, *, field: str = "us", step: str = "decode", hw: str = LESSON_HW,
            precision: str = LESSON_PRECISION) -> str:
     """The launch floor (data/overhead.toml) and what it adds to a step of the budget model:
-    us (the floor), kernels, added (time), step (roofline time), share (added ÷ step)."""
+    us (the floor), kernels, added (time), step (roofline time), share (added ÷ step),
+    rate_roofline and rate_launch (steps per second without and with the launch gaps)."""
     floor = load_launch_floor()
     if field == "us":
         return fmt.num(floor.seconds * 1e6)
     bg = _budget(ctx, step, hw, precision, launch_s=floor.seconds)
     added = bg.overhead_times_s["launch"]
     values = {"kernels": f"{bg.launches:,}", "added": fmt.seconds(added),
-              "step": fmt.seconds(bg.step_time_s), "share": fmt.percent(added / bg.step_time_s)}
+              "step": fmt.seconds(bg.step_time_s), "share": fmt.percent(added / bg.step_time_s),
+              "rate_roofline": fmt.num(1 / bg.step_time_s),
+              "rate_launch": fmt.num(1 / (bg.step_time_s + added))}
     if field not in values:
         raise RooflineError(f"unknown field {field!r}", field="field",
                             valid=["us", *values])
@@ -426,3 +437,92 @@ def model_fact(ctx: Context, *, model: str = "llama-2-7b", field: str = "kv_head
         raise RooflineError(f"unknown field {field!r}", field="field",
                             valid=["name", *values])
     return f"{values[field]:,}"
+
+
+# ---------------------------------------------------------------- predict, then reveal
+
+PREDICT_JS = Path(__file__).resolve().parents[1] / "plot" / "js" / "predict.mjs"
+PREDICT_HW = ("h100-sxm", "a100-sxm-80gb", "h200", "b200", "l4")
+
+
+def predict_answers(ctx: Context, precision: str = LESSON_PRECISION) -> dict:
+    """What the Checkpoint's guess form reveals, per (op, chip): bound, % of peak, and the
+    derivation as HTML, all from the model at build time."""
+    ops = [(pid, ctx.zoo.presets[pid].label) for pid in ctx.zoo.presets]
+    hws = [(h, ctx.hw(h).name) for h in PREDICT_HW if h in {a.id for a in ctx.catalog}
+           and precision in ctx.hw(h).peaks]
+    answers = {}
+    for h, name in hws:
+        acc = ctx.hw(h)
+        peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
+        for p in ctx.points(h, precision):
+            ai = p.intensity_flops_per_byte
+            answers[f"{p.name}|{h}"] = {
+                "bound": p.bound, "percent": p.fraction_of_peak * 100,
+                "html": (f"<strong>{html.escape(ctx.zoo.presets[p.name].label)} on the "
+                         f"{html.escape(name)}, {precision}.</strong> AI = "
+                         f"{fmt.count(p.op.total_flops)} FLOPs ÷ {fmt.capacity(p.op.total_bytes)}"
+                         f" = {fmt.num(ai)} FLOP/byte against a ridge of "
+                         f"{fmt.num(p.ridge_flops_per_byte)}: <strong>{p.bound}-bound</strong>. "
+                         f"Attainable = min(peak, AI × BW) = min({fmt.tflops(peak)}, "
+                         f"{fmt.num(ai)} × {fmt.bandwidth(bw)}) = "
+                         f"{fmt.tflops(p.attainable_flops_per_s)}, "
+                         f"<strong>{fmt.percent(p.fraction_of_peak)}</strong> of peak; "
+                         f"time ≥ {fmt.seconds(p.time_s)}.")}
+    return {"precision": precision, "ops": ops, "hardware": hws, "answers": answers}
+
+
+@marker("predict", block=True)
+def predict(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
+    """The guess form: native controls, hidden until predict.mjs (inlined, no request) runs;
+    the answers as JSON computed here."""
+    data = predict_answers(ctx, precision)
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    script = PREDICT_JS.read_text(encoding="utf-8").replace("</", "<\\/")
+    uid = "rl-predict"
+    opts = lambda pairs: "".join(  # noqa: E731
+        f'<option value="{html.escape(v)}">{html.escape(t)}</option>' for v, t in pairs)
+    return (
+        f'\n<div class="rl-predict" data-rl-predict>\n'
+        f'<script type="application/json" class="rl-predict-data">{payload}</script>\n'
+        '<p class="rl-predict-nojs"><em>With JavaScript on, a form here lets you commit a '
+        "guess for any op and chip before seeing the model's answer; the questions below "
+        "work without it.</em></p>\n"
+        f'<form class="rl-predict-form" hidden aria-describedby="{uid}-help">\n'
+        f'<p id="{uid}-help">A new op or chip hides the answer until you commit a new '
+        "guess.</p>\n"
+        '<fieldset class="rl-predict-pick"><legend>1 · The question</legend>\n'
+        f'<label for="{uid}-op">Op</label> <select id="{uid}-op" name="op">'
+        f"{opts(data['ops'])}</select>\n"
+        f'<label for="{uid}-hw">Chip ({precision})</label> <select id="{uid}-hw" name="hw">'
+        f"{opts(data['hardware'])}</select>\n</fieldset>\n"
+        '<fieldset class="rl-predict-guess"><legend>2 · Your guess</legend>\n'
+        '<fieldset class="rl-predict-bound"><legend>Which roof limits it?</legend>\n'
+        f'<input type="radio" id="{uid}-mem" name="bound" value="memory">'
+        f' <label for="{uid}-mem">memory-bound</label>\n'
+        f'<input type="radio" id="{uid}-cmp" name="bound" value="compute">'
+        f' <label for="{uid}-cmp">compute-bound</label>\n</fieldset>\n'
+        f'<label for="{uid}-pct">Best share of peak it can reach, in %</label> '
+        f'<input type="text" id="{uid}-pct" name="percent" inputmode="decimal" '
+        'autocomplete="off" size="6">\n</fieldset>\n'
+        '<button type="submit" class="md-button md-button--primary">Commit and reveal</button>\n'
+        "</form>\n"
+        '<p class="rl-predict-result" role="status" aria-live="polite"></p>\n'
+        '<div class="rl-predict-answer" hidden></div>\n'
+        f'<script type="module">\n{script}\nenhanceAll(document);\n</script>\n'
+        "</div>\n")
+
+
+@marker("problems", block=True)
+def problems(ctx: Context) -> str:
+    """Back-of-envelope problems (data/problems.toml), each worked answer collapsed."""
+    from .qa import _indent, _text, load_entries
+    path, entries = load_entries("problems", "problem", ("title", "question", "answer"))
+    blocks = []
+    for i, e in enumerate(entries, 1):
+        blocks.append(f'<div class="rl-problem" id="problem-{e.id}" markdown="1">\n\n'
+                      f"**P{i}. {_text(ctx, path, e, 'title')}.** "
+                      f"{_text(ctx, path, e, 'question')}\n\n"
+                      f'??? success "Worked answer"\n\n{_indent(_text(ctx, path, e, "answer"))}'
+                      "\n\n</div>")
+    return "\n" + "\n\n".join(blocks) + "\n"
