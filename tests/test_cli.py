@@ -88,9 +88,16 @@ def test_other_formats(capsys, fmt):
     (["budget", "--fuse", "norm,glue"], "argument --fuse: unknown fusion 'glue' (valid: "),
     (["budget", "--phase", "serve"], "argument --phase: unknown phase 'serve' (valid: "),
     (["hardware", "--hardware", "h900"], "argument --hardware: unknown hardware 'h900'"),
+    (["plot", "--ops", "rmsnorm,nope", "-o", "never-written.html"],
+     "argument --ops: unknown op 'nope' (valid: rmsnorm, "),
+    (["plot", "--ceilings", "l9", "-o", "never-written.html"],
+     "argument --ceilings: unknown ceiling 'l9' (valid: "),
 ])
-def test_unknown_id_is_one_line_naming_the_argument(capsys, args, line):
+def test_unknown_id_is_one_line_naming_the_argument(capsys, args, line, tmp_path,
+                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert f"roofline {args[0]}: error: {line}" in fails(capsys, args)
+    assert not (tmp_path / "never-written.html").exists()
 
 
 def test_bad_catalog_file_names_the_file(capsys):
