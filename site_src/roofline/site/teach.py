@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 from .. import fmt
@@ -526,3 +527,22 @@ def problems(ctx: Context) -> str:
                       f'??? success "Worked answer"\n\n{_indent(_text(ctx, path, e, "answer"))}'
                       "\n\n</div>")
     return "\n" + "\n\n".join(blocks) + "\n"
+
+
+# ---------------------------------------------------------------- the glossary page
+
+@marker("glossary", block=True)
+def glossary(ctx: Context) -> str:
+    """Every term of data/glossary.md once (plural and capitalised variants folded)."""
+    from .glossary import load_glossary
+    terms = load_glossary()
+    names = {t.term for t in terms}
+    items = []
+    for t in terms:
+        lower = t.term[0].lower() + t.term[1:]
+        if (t.term != lower and lower in names) or (t.term.endswith("s") and t.term[:-1] in names):
+            continue
+        slug = re.sub(r"[^a-z0-9]+", "-", t.term.lower()).strip("-")
+        items.append(f'<dt id="term-{slug}">{html.escape(t.term)}</dt>'
+                     f"<dd>{html.escape(t.definition)}</dd>")
+    return '\n<dl class="rl-glossary">\n' + "\n".join(items) + "\n</dl>\n"
