@@ -40,7 +40,22 @@
   function dark() {
     var scheme = document.body && document.body.getAttribute("data-md-color-scheme");
     if (scheme) return scheme === "slate";
+    var sphinx = sphinxScheme();
+    if (sphinx) return sphinx === "dark";
     return !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  }
+
+  // Sphinx themes (roofline.sphinx, issue #16): furo sets body[data-theme], pydata-sphinx-theme
+  // html[data-theme], to "light" or "dark" ("auto": the OS preference decides). A page whose
+  // CSS declares only a light color-scheme (roofline-sphinx.css does for alabaster) stays light.
+  var SPHINX_THEME_ATTRS = ["data-theme"];
+  function sphinxScheme() {
+    var found = [document.body, document.documentElement].map(function (el) {
+      return el ? el.getAttribute("data-theme") : null;
+    }).filter(function (t) { return t === "dark" || t === "light"; });
+    if (found.length) return found[0];
+    var cs = document.body ? getComputedStyle(document.body).colorScheme : "";
+    return cs === "light" ? "light" : null;
   }
 
   function cssVar(name, fallback) {
@@ -149,6 +164,19 @@
   }
 
   // ---------------------------------------------------------------- embedding
+  // The JS draws every frame, the first included: run each callback tagged for it now (they
+  // also run on document_ready, for hosts without this loader; a second call does nothing).
+  function firstFrames(doc) {
+    var out = [];
+    doc.all_models.forEach(function (m) {
+      if (m.type === "CustomJS" && hasTag(m, "roofline-first-frame")) out.push(m);
+    });
+    out.sort(function (a, b) { return a.id < b.id ? -1 : 1; });
+    return out.reduce(function (p, m) {
+      return p.then(function () { return m.execute(m); });
+    }, Promise.resolve());
+  }
+
   function render(block) {
     if (block.getAttribute("data-roofline-state")) return;
     block.setAttribute("data-roofline-state", "loading");
@@ -157,13 +185,17 @@
       var target = block.querySelector(".roofline-target");
       var item = JSON.parse(data.textContent);
       return Bokeh.embed.embed_item(item, target).then(function (views) {
+        var firsts = [];
         views.roots.forEach(function (view) {
           var doc = view.model.document;
           if (doc && documents.indexOf(doc) < 0) {
             documents.push(doc);
             applyTheme(doc);
+            firsts = firsts.concat(firstFrames(doc));
           }
         });
+        return Promise.all(firsts);
+      }).then(function () {
         labelSliders(block);
         block.setAttribute("data-roofline-state", "ready");
         block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
@@ -194,7 +226,10 @@
     }
     if (document.body) {
       new MutationObserver(retheme).observe(document.body,
-        { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+        { attributes: true,
+          attributeFilter: ["data-md-color-scheme"].concat(SPHINX_THEME_ATTRS) });
+      new MutationObserver(retheme).observe(document.documentElement,
+        { attributes: true, attributeFilter: SPHINX_THEME_ATTRS });
     }
     if (window.matchMedia) {
       var mq = window.matchMedia("(prefers-color-scheme: dark)");
