@@ -58,6 +58,8 @@ def state(w):
 def set_model(w, name, prop, value):
     w.page.evaluate("([n, p, v]) => { window.roofline.documents[0].get_model_by_name(n)[p] = v; }",
                     [name, prop, value])
+    # The readout and verdict texts follow the slider once it rests (150 ms, TEXT_DELAY_MS).
+    w.page.wait_for_timeout(250 if name == "ai-slider" else 50)
     return state(w)
 
 

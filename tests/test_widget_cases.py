@@ -30,6 +30,33 @@ def test_case_file_is_current_and_large_enough():
     assert gen.build() == DATA, "regenerate: python -m roofline.plot.cases > " + str(CASES_PATH)
 
 
+def test_scene_case_file_is_current():
+    """tests/js/scene.test.mjs checks roofline.mjs's scene() against this file, written by the
+    Python mirror that draws the build-time SVG."""
+    path = CASES_PATH.with_name("scene_cases.json")
+    assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(
+        gen.build_scenes())), f"regenerate: python -m roofline.plot.cases scene > {path}"
+
+
+@pytest.mark.parametrize("state", gen.SCENE_STATES, ids=lambda s: f"{s[0]}-{s[1]}")
+def test_scene_labels_fit_the_frame_and_never_overlap(state):
+    from roofline.plot import scene
+    h, p, vector, ceilings = state
+    data = widget.payload(widget.Options(hardware=h, precision=p, ceilings=ceilings),
+                          default_catalog(), default_zoo())
+    for frame in gen.FRAMES:
+        labels = scene.scene(data, {"hardware": h, "precision": p, "vector": vector},
+                             frame)["labels"]
+        boxes = [lab["box"] for lab in labels if lab["shown"]]
+        assert all(b[0] >= 0 and b[1] >= 0 and b[2] <= frame[0] and b[3] <= frame[1]
+                   for b in boxes)
+        assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+                    if scene.overlaps(a, b, 0)]
+        shown = {lab["key"] for lab in labels if lab["shown"]}
+        if frame[0] >= 640:  # at desktop widths the roof, slope and ridge are always named
+            assert {"roof", "hbm", "ridge"} <= shown
+
+
 @pytest.mark.parametrize("case", CASES["place"],
                          ids=lambda c: f"{c['hardware']}-{c['precision']}-{c['op']}")
 def test_place_matches_model(case):

@@ -73,12 +73,6 @@ test("readout and verdict texts are the ones Python renders first", () => {
   }
 });
 
-test("op point labels group, stack and align as in Python", () => {
-  for (const c of cases.point_labels) {
-    assert.deepEqual(rl.pointLabels(c.ids, c.ais, c.x_max), c.expected);
-  }
-});
-
 test("roofXY bends at the ridge, or is all slope or all roof", () => {
   for (const c of cases.roof_xy) {
     const got = rl.roofXY(c.peak, c.bw, c.x0, c.x1);

@@ -299,15 +299,30 @@ function pick(args, obj) {
     args.status.text = `Rejected — ${result.text}`;
     return;
   }
-  const data = overlayData(result.doc, args.fig.x_range.start, args.fig.x_range.end);
+  draw(args, result.doc, `${summaryText(result.doc)} (from ${name}, read in this browser only)`);
+}
+
+function draw(args, doc, status) {
+  const data = overlayData(doc, args.fig.x_range.start, args.fig.x_range.end);
   args.roofs.data = data.roofs;
   args.labels.data = data.labels;
   args.points.data = data.points;
-  args.status.text = `${summaryText(result.doc)} (from ${name}, read in this browser only)`;
+  args.status.text = status;
   guard(args);
+}
+
+// The first frame: the measurement the page was built with, or none.
+const started = new WeakSet();
+
+function init(args) {
+  if (started.has(args.fig)) return;
+  started.add(args.fig);
+  if (args.initial) draw(args, args.initial, summaryText(args.initial));
+  else args.status.text = "No measurement loaded.";
 }
 
 export default function (args, obj) {
   if (args.mode === "pick") pick(args, obj);
+  else if (args.mode === "init") init(args);
   else guard(args);
 }

@@ -33,35 +33,6 @@ export function roofXY(peak, bw, x0, x1) {
   return { x: [x0, r, x1], y: [x0 * bw / 1e12, peak / 1e12, peak / 1e12] };
 }
 
-// Labels for the op points (as roofline.plot.widget.point_labels): ops within ×1.1 share one
-// label, neighbouring groups (within ×2.5) step down a row, right-aligned near the right edge;
-// each label takes the y of its stack's first point (anchor) so rows never cross.
-export function pointLabels(ids, ais, xMax) {
-  const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
-  const groups = [];
-  for (const i of order) {
-    const last = groups[groups.length - 1];
-    if (last && ais[i] <= ais[last[0]] * 1.1) last.push(i);
-    else groups.push([i]);
-  }
-  const out = { x: [], text: [], dy: [], dx: [], align: [], anchor: [] };
-  let anchor = null;
-  let level = 0;
-  for (const g of groups) {
-    const ai = ais[g[0]];
-    level = anchor !== null && ai < ais[anchor] * 2.5 ? level + 1 : 0;
-    if (level === 0) anchor = g[0];
-    const right = ai > xMax / 30;
-    out.x.push(ai);
-    out.anchor.push(anchor);
-    out.text.push(g.map((i) => ids[i]).join(", "));
-    out.dy.push(-12 - 13 * level);
-    out.dx.push(right ? -7 : 7);
-    out.align.push(right ? "right" : "left");
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------- formatting (as roofline.fmt)
 
 // Python's round() (behind roofline.fmt.sig) sends exact ties to the even digit: round(1365, -1)
@@ -204,33 +175,158 @@ export function stateQuery(search, state) {
     .join("&");
 }
 
-// ---------------------------------------------------------------- drawing
+// ---------------------------------------------------------------- the scene (pure data)
+// What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
+// labels placed in pixels of a frame of the given size. The live plot draws this; the
+// build-time SVG (roofline.plot.scene, a mirror pinned by tests/cases/scene_cases.json) too.
 
-function yRange(hw, prec, P) {
-  const x0 = P.x[0];
+export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
+export const LINE_H = 1.2;
+
+export function yRange(hw, prec, ceilings, x0) {
   const bws = [hw.bw];
-  for (const [kind, t] of Object.entries(hw.tiers)) if (P.ceilings.includes(kind)) bws.push(t.bw);
+  for (const [kind, t] of Object.entries(hw.tiers)) if (ceilings.includes(kind)) bws.push(t.bw);
   let top = hw.peaks[prec];
   if (hw.vector) top = Math.max(top, hw.vector.peak);
   return [x0 * Math.min(...bws) / 1e12 / 2, top * 4 / 1e12];
 }
 
-function ceilingData(hw, prec, P) {
-  const x0 = P.x[0];
+// Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
+export function toPx(x, y, xr, yr, w, h) {
+  const fx = (Math.log10(x) - Math.log10(xr[0])) / (Math.log10(xr[1]) - Math.log10(xr[0]));
+  const fy = (Math.log10(y) - Math.log10(yr[0])) / (Math.log10(yr[1]) - Math.log10(yr[0]));
+  return [fx * w, (1 - fy) * h];
+}
+
+// The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
+// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it.
+export function labelBox(text, size, sx, sy, c) {
+  const w = text.length * size * CHAR_W;
+  const h = size * LINE_H;
+  const ax = sx + c.dx;
+  const ay = sy - c.dy;
+  const left = c.align === "right" ? ax - w : c.align === "center" ? ax - w / 2 : ax;
+  const top = c.baseline === "bottom" ? ay - h : c.baseline === "middle" ? ay - h / 2 : ay;
+  return [left, top, left + w, top + h];
+}
+
+export function overlaps(a, b, pad = 1) {
+  return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
+}
+
+// Greedy placement: each label, in order, takes its first candidate position whose box stays
+// inside the frame and overlaps no label placed before it; a label with no such place is left
+// out (shown: false). Boxes are returned so tests can check them.
+export function layoutLabels(labels, xr, yr, w, h) {
+  const placed = [];
+  return labels.map(({ at, ...l }) => {
+    const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
+    for (const c of at) {
+      const box = labelBox(l.text, l.size, sx, sy, c);
+      const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
+      if (inside && !placed.some((b) => overlaps(b, box))) {
+        placed.push(box);
+        return { ...l, ...c, box, shown: true };
+      }
+    }
+    return { ...l, ...at[0], box: null, shown: false };
+  });
+}
+
+// Ops within ×1.1 of each other share one label ("a, b"), at the first op's point.
+export function groupPoints(ais) {
+  const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
+  const groups = [];
+  for (const i of order) {
+    const last = groups[groups.length - 1];
+    if (last && ais[i] <= ais[last[0]] * 1.1) last.push(i);
+    else groups.push([i]);
+  }
+  return groups;
+}
+
+const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
+const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
+
+// st = {hardware, precision, vector}; frame = [w, h] in px.
+export function scene(P, st, frame) {
+  const hw = P.hardware[st.hardware];
+  const prec = st.precision;
   const peak = hw.peaks[prec];
-  const out = { xs: [], ys: [], color: [], lx: [], ly: [], text: [] };
+  const bw = hw.bw;
+  const r = peak / bw;
+  const [x0, x1] = P.x;
+  const yr = yRange(hw, prec, P.ceilings, x0);
+  const C = P.colors;
+  const labels = [];
+  const roof = roofXY(peak, bw, x0, x1);
+  labels.push({ key: "roof", x: x1, y: peak / 1e12, size: 12, style: "normal", color: C.roof,
+                text: `${prec.toUpperCase()} roof ${tflops(peak)}`,
+                at: [ABOVE(-4, 4, "right"), BELOW(-4, 4, "right")] });
+  const slope = x0 * 1.3;
+  labels.push({ key: "hbm", x: slope, y: slope * bw / 1e12, size: 12, style: "normal",
+                color: C.roof, text: `${hw.hbm} ${bandwidth(bw)}`,
+                at: [BELOW(2, 5, "left"), BELOW(2, 18, "left"), ABOVE(-10, 5, "left")] });
+  labels.push({ key: "ridge", x: r, y: yr[0], size: 12, style: "bold", color: "ink",
+                text: `ridge ${num(r)} FLOP/byte`,
+                at: [ABOVE(-5, 6, "right"), ABOVE(5, 6, "left"), ABOVE(-5, 24, "right"),
+                     ABOVE(5, 24, "left")] });
+  const ceilings = { xs: [], ys: [], color: [] };
   for (const kind of P.ceilings) {
     const tier = hw.tiers[kind];
     if (kind === "vector" || kind === "hbm" || !tier) continue;
     const xEnd = Math.max(peak / tier.bw, x0 * 1.0001);
-    out.xs.push([x0, xEnd]);
-    out.ys.push([x0 * tier.bw / 1e12, xEnd * tier.bw / 1e12]);
-    out.color.push(P.colors[kind]);
-    out.lx.push(x0 * 1.3);
-    out.ly.push(x0 * 1.3 * tier.bw / 1e12);
-    out.text.push(`${P.names[kind]} ${bandwidth(tier.bw)}`);
+    ceilings.xs.push([x0, xEnd]);
+    ceilings.ys.push([x0 * tier.bw / 1e12, xEnd * tier.bw / 1e12]);
+    ceilings.color.push(C[kind]);
+    labels.push({ key: `ceiling-${kind}`, x: slope, y: slope * tier.bw / 1e12, size: 11,
+                  style: "normal", color: C[kind], text: `${P.names[kind]} ${bandwidth(tier.bw)}`,
+                  at: [BELOW(2, 5, "left"), BELOW(2, 17, "left"), ABOVE(-10, 5, "left")] });
   }
-  return out;
+  const v = hw.vector;
+  const vectorOn = !!v && !!st.vector;
+  const vector = vectorOn ? roofXY(v.peak, bw, x0, x1) : { x: [], y: [] };
+  if (vectorOn) {
+    labels.push({ key: "vector", x: x1, y: v.peak / 1e12, size: 12, style: "normal",
+                  color: C.vector, text: `${v.label} vector roof ${tflops(v.peak)}`,
+                  at: [ABOVE(-4, 4, "right"), BELOW(-4, 4, "right"), BELOW(-4, 18, "right")] });
+  }
+  if (r > x0 * 8) {
+    labels.push({ key: "region", x: r, y: yr[1] / 1.6, size: 12, style: "italic",
+                  color: "muted", text: "memory-bound",
+                  at: [0, -16, -32, -48].map((dy) => ({ dx: -6, dy, align: "right",
+                                                        baseline: "middle" })) });
+  }
+  const ids = Object.keys(P.ops);
+  const placed = ids.map((i) => place(P.ops[i].cost[prec], peak, bw));
+  const points = { x: placed.map((p) => p.ai), y: placed.map((p) => p.attainable / 1e12),
+                   op: ids };
+  for (const g of groupPoints(points.x)) {
+    g.forEach((j, rank) => { // ops at one point stack their labels, one row each
+      const at = [];
+      for (let row = rank; row < rank + 6; row += 1) {
+        const dy = 7 + 14 * row;
+        at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
+                BELOW(-6, dy, "right"));
+      }
+      labels.push({ key: `op-${ids[j]}`, x: points.x[g[0]], y: points.y[g[0]], size: 11,
+                    style: "normal", color: "muted", text: P.ops[ids[j]].short, at });
+    });
+  }
+  return {
+    x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
+    roof: { x: roof.x, y: roof.y }, ceilings, vector, points,
+    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1]),
+  };
+}
+
+// The reader's point: where the AI meets the roof, red below the ridge, green at the roof.
+export function marker(P, st, ai) {
+  const hw = P.hardware[st.hardware];
+  const peak = hw.peaks[st.precision];
+  const b = bound(ai, peak / hw.bw);
+  return { x: ai, y: attainable(ai, peak, hw.bw) / 1e12, bound: b,
+           color: b === "memory" ? P.colors.memory : P.colors.compute };
 }
 
 const sameAI = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
@@ -250,8 +346,11 @@ function writeURL(state) {
   }, 200);
 }
 
-// What was last drawn, per figure: a slider move redraws only the marker and texts.
+// Per figure: what was last drawn, whether the first frame is done, the text timer.
 const drawn = new WeakMap();
+const started = new WeakSet();
+const textTimers = new WeakMap();
+export const TEXT_DELAY_MS = 150;
 
 function restoreFromURL(args) {
   const { payload: P, slider, hardware, precision, presets } = args;
@@ -269,57 +368,45 @@ function restoreFromURL(args) {
   }
 }
 
-function drawScene(args, hw, prec) {
-  const P = args.payload;
-  const peak = hw.peaks[prec];
-  const bw = hw.bw;
-  const r = peak / bw;
-  const [x0, x1] = P.x;
-  const roof = roofXY(peak, bw, x0, x1);
-  args.roof.data = { x: roof.x, y: roof.y };
-  args.roof_labels.data = {
-    x: [x1, x0 * 1.3], y: [peak / 1e12, x0 * 1.3 * bw / 1e12],
-    text: [`${prec.toUpperCase()} roof ${tflops(peak)}`, `${hw.hbm} ${bandwidth(bw)}`],
-    align: ["right", "left"], baseline: ["bottom", "top"], dy: [5, -5],
-  };
-  const [y0, y1] = yRange(hw, prec, P);
-  args.fig.y_range.setv({ start: y0, end: y1 });
-  args.memory.right = r;
-  args.ridge.location = r;
-  args.ridge_label.setv({ x: r, y: y0, text: `ridge ${num(r)} FLOP/byte` });
-  const reg = { x: [], text: [], align: [], dx: [] };
-  if (r > x0 * 8) {
-    reg.x.push(r);
-    reg.text.push("memory-bound");
-    reg.align.push("right");
-    reg.dx.push(-6);
+// Labels go to three sources by colour: the page's ink, its muted ink (both follow the
+// palette, see loader.js), and fixed colours.
+function labelColumns(labels, role) {
+  const out = { x: [], y: [], text: [], dx: [], dy: [], align: [], baseline: [], color: [],
+                size: [], style: [] };
+  for (const l of labels) {
+    const mine = role === "color" ? l.color !== "ink" && l.color !== "muted" : l.color === role;
+    if (!l.shown || !mine) continue;
+    out.x.push(l.x); out.y.push(l.y); out.text.push(l.text); out.dx.push(l.dx);
+    out.dy.push(l.dy); out.align.push(l.align); out.baseline.push(l.baseline);
+    out.color.push(role === "color" ? l.color : "#000"); out.size.push(`${l.size}px`);
+    out.style.push(l.style);
   }
-  reg.y = reg.x.map(() => y1 / 1.6);
-  args.regions.data = reg;
-  args.ceilings.data = ceilingData(hw, prec, P);
+  return out;
+}
 
-  const v = hw.vector;
-  if (v) {
-    const vr = roofXY(v.peak, bw, x0, x1);
-    args.vector_src.data = { x: vr.x, y: vr.y };
-    args.vector_label_src.data = { x: [x1], y: [v.peak / 1e12],
-                                   text: [`${v.label} vector roof ${tflops(v.peak)}`] };
-  } else {
-    args.vector_src.data = { x: [], y: [] };
-    args.vector_label_src.data = { x: [], y: [], text: [] };
-  }
+function frameSize(fig) {
+  const w = fig.inner_width > 0 ? fig.inner_width : 600;
+  const h = fig.inner_height > 0 ? fig.inner_height : Math.max(100, fig.height - 60);
+  return [w, h];
+}
+
+function drawScene(args, st) {
+  const S = scene(args.payload, st, frameSize(args.fig));
+  args.fig.x_range.setv({ start: S.x[0], end: S.x[1] });
+  args.fig.y_range.setv({ start: S.y[0], end: S.y[1] });
+  args.roof.data = S.roof;
+  args.memory.setv({ left: S.memory[0], right: S.memory[1] });
+  args.ridge.location = S.ridge;
+  args.ceilings.data = S.ceilings;
+  args.vector_src.data = S.vector;
+  args.points.data = S.points;
+  args.labels_color.data = labelColumns(S.labels, "color");
+  args.labels_ink.data = labelColumns(S.labels, "ink");
+  args.labels_muted.data = labelColumns(S.labels, "muted");
+  const v = args.payload.hardware[st.hardware].vector;
   args.vector.disabled = !v;
-  args.vector.label = v ? `Show the ${v.label} vector roof` : "No vector roof listed for this chip";
-  args.vector_line.visible = !!v && args.vector.active;
-  args.vector_label.visible = !!v && args.vector.active;
-
-  const ids = Object.keys(P.ops);
-  const placed = ids.map((i) => place(P.ops[i].cost[prec], peak, bw));
-  const ys = placed.map((p) => p.attainable / 1e12);
-  args.points.data = { x: placed.map((p) => p.ai), y: ys, op: ids };
-  const labels = pointLabels(ids, placed.map((p) => p.ai), x1);
-  args.point_labels.data = { x: labels.x, y: labels.anchor.map((i) => ys[i]), text: labels.text,
-                             dy: labels.dy, dx: labels.dx, align: labels.align };
+  setIfChanged(args.vector, "label",
+               v ? `Show the ${v.label} vector roof` : "No vector roof listed for this chip");
 }
 
 function setIfChanged(model, prop, value) {
@@ -328,15 +415,13 @@ function setIfChanged(model, prop, value) {
   if (!same) model[prop] = value;
 }
 
-export default function (args, obj) {
-  const { payload: P, slider, hardware, precision, presets } = args;
-  const user = [slider, hardware, precision, presets, args.vector].includes(obj);
-  if (!user) {
-    // document_ready: Python drew the initial view; only a shared URL can change it.
-    if (P.url && typeof window !== "undefined") restoreFromURL(args);
-    return;
-  }
+function setTexts(args, readout, verdict) {
+  setIfChanged(args.readout, "text", readout);
+  setIfChanged(args.verdict, "text", verdict);
+}
 
+function update(args, obj) {
+  const { payload: P, slider, hardware, precision, presets } = args;
   const hw = P.hardware[hardware.value];
   // The precision list follows the chip; keep the choice if this chip has it, else bf16 or first.
   setIfChanged(precision, "options", hw.precisions.map((p) => [p, P.precisions[p].label]));
@@ -359,20 +444,47 @@ export default function (args, obj) {
     if (!sameAI(slider.value, want)) slider.value = want;
   }
 
-  const scene = `${hardware.value}|${prec}|${args.vector.active}`;
-  if (drawn.get(args.fig) !== scene) {
-    drawScene(args, hw, prec);
-    drawn.set(args.fig, scene);
+  const st = { hardware: hardware.value, precision: prec, vector: args.vector.active };
+  const [w, h] = frameSize(args.fig);
+  const key = `${st.hardware}|${prec}|${st.vector}|${Math.round(w)}|${Math.round(h)}`;
+  if (drawn.get(args.fig) !== key) {
+    drawScene(args, st);
+    drawn.set(args.fig, key);
   }
 
+  // The marker and the AI line sit on the overlay level: a slider tick repaints only them.
   const ai = 10 ** slider.value;
-  const [b, verdict] = verdictText(hw, prec, ai);
-  args.marker.data = { x: [ai], y: [attainable(ai, peak, bw) / 1e12],
-                       color: [b === "memory" ? "#d1352b" : "#2e9e48"] };
+  const m = marker(P, st, ai);
+  args.marker.data = { x: [m.x], y: [m.y], color: [m.color] };
   args.ai_line.location = ai;
-  setIfChanged(args.readout, "text", readoutText(hw, prec, ai, op, P.ops));
-  setIfChanged(args.verdict, "text", verdict);
-  setIfChanged(args.verdict, "css_classes", [`rl-${b}`]);
+  // The verdict's colour flips at once; the texts outside the canvas (a change re-lays out the
+  // whole Bokeh root) and the live region follow once the slider rests.
+  setIfChanged(args.verdict, "css_classes", [`rl-${m.bound}`]);
+  const readout = readoutText(hw, prec, ai, op, P.ops);
+  const verdict = verdictText(hw, prec, ai)[1];
+  clearTimeout(textTimers.get(args.fig));
+  if (obj === slider && started.has(args.fig) && typeof setTimeout === "function") {
+    textTimers.set(args.fig, setTimeout(() => setTexts(args, readout, verdict), TEXT_DELAY_MS));
+  } else {
+    setTexts(args, readout, verdict);
+  }
 
-  if (P.url) writeURL({ hardware: hardware.value, precision: prec, ai, op: op || "custom" });
+  // The page's own URL stays as it is until the reader changes the view.
+  if (P.url && obj !== null && obj !== args.fig) {
+    writeURL({ hardware: hardware.value, precision: prec, ai, op: op || "custom" });
+  }
+}
+
+export default function (args, obj) {
+  const { slider, hardware, precision, presets } = args;
+  const user = [slider, hardware, precision, presets, args.vector].includes(obj);
+  if (user || (obj === args.fig && started.has(args.fig))) {
+    update(args, obj);
+    return;
+  }
+  // First frame (document_ready, or the loader asking): draw it, after a shared URL's view.
+  if (started.has(args.fig)) return;
+  if (args.payload.url && typeof window !== "undefined") restoreFromURL(args);
+  update(args, null);
+  started.add(args.fig);
 }

@@ -1,0 +1,210 @@
+"""The roofline widget's scene: what the plot shows for one state, as plain data.
+
+The live plot is drawn by plot/js/roofline.mjs (`scene`, `marker` and their helpers); this
+module is its mirror for the one drawing Python makes, the build-time SVG (plot/svg.py), and
+for the texts the test cases pin. tests/cases/scene_cases.json holds this module's output for
+many states; node checks roofline.mjs against it to 1e-9, so the two cannot drift. No bokeh.
+
+Coordinates: AI in FLOP/byte, performance in TFLOP/s; label offsets and boxes in px of a frame
+of the given size (y down), placed from estimated text boxes (CHAR_W × font size per glyph).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import fmt
+from ..maths import attainable, bound, time_lower_bound
+
+CHAR_W = 0.6
+LINE_H = 1.2
+
+
+# ---------------------------------------------------------------- maths on payload dicts
+
+def place(cost: list[float], peak: float, bw: float) -> dict:
+    flops, bytes_ = cost
+    ai = flops / bytes_
+    att = attainable(ai, peak, bw)
+    return {"ai": ai, "attainable": att, "fraction": att / peak,
+            "time": time_lower_bound(flops, bytes_, peak, bw), "bound": bound(ai, peak / bw)}
+
+
+def roof_xy(peak: float, bw: float, x0: float, x1: float) -> dict:
+    """The roofline as a polyline in (FLOP/byte, TFLOP/s)."""
+    r = peak / bw
+    if r <= x0:
+        return {"x": [x0, x1], "y": [peak / 1e12, peak / 1e12]}
+    if r >= x1:
+        return {"x": [x0, x1], "y": [x0 * bw / 1e12, x1 * bw / 1e12]}
+    return {"x": [x0, r, x1], "y": [x0 * bw / 1e12, peak / 1e12, peak / 1e12]}
+
+
+def y_range(hw: dict, prec: str, ceilings: list[str], x0: float) -> list[float]:
+    bws = [hw["bw"]] + [t["bw"] for k, t in hw["tiers"].items() if k in ceilings]
+    top = hw["peaks"][prec]
+    if hw["vector"]:
+        top = max(top, hw["vector"]["peak"])
+    return [x0 * min(bws) / 1e12 / 2, top * 4 / 1e12]
+
+
+# ---------------------------------------------------------------- texts
+
+def readout_text(hw: dict, precision: str, ai: float, op: str | None, ops: dict) -> str:
+    peak, bw = hw["peaks"][precision], hw["bw"]
+    att = attainable(ai, peak, bw)
+    text = (f"AI {fmt.num(ai)} FLOP/byte · best {fmt.tflops(att)} · "
+            f"{fmt.percent(att / peak)} of the {fmt.tflops(peak)} peak")
+    if op is not None:
+        text += f" · {op} takes ≥ {fmt.seconds(place(ops[op]['cost'][precision], peak, bw)['time'])}"
+    return text
+
+
+def verdict_text(hw: dict, precision: str, ai: float) -> tuple[str, str]:
+    r = hw["peaks"][precision] / hw["bw"]
+    units = "tensor cores" if hw["units"][precision] == "tensor" else "ALUs"
+    if ai < r:
+        return "memory", f"Memory-bound — the {units} idle (ridge at {fmt.num(r)} FLOP/byte)"
+    return "compute", f"Compute-bound — at the roof (ridge at {fmt.num(r)} FLOP/byte)"
+
+
+# ---------------------------------------------------------------- label layout
+
+def to_px(x: float, y: float, xr: list[float], yr: list[float], w: float,
+          h: float) -> tuple[float, float]:
+    fx = (math.log10(x) - math.log10(xr[0])) / (math.log10(xr[1]) - math.log10(xr[0]))
+    fy = (math.log10(y) - math.log10(yr[0])) / (math.log10(yr[1]) - math.log10(yr[0]))
+    return fx * w, (1 - fy) * h
+
+
+def label_box(text: str, size: float, sx: float, sy: float, c: dict) -> list[float]:
+    """[left, top, right, bottom] in px (y down) of a label at (sx, sy) placed by c."""
+    w, h = len(text) * size * CHAR_W, size * LINE_H
+    ax, ay = sx + c["dx"], sy - c["dy"]
+    left = {"right": ax - w, "center": ax - w / 2}.get(c["align"], ax)
+    top = {"bottom": ay - h, "middle": ay - h / 2}.get(c["baseline"], ay)
+    return [left, top, left + w, top + h]
+
+
+def overlaps(a: list[float], b: list[float], pad: float = 1) -> bool:
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+
+def layout_labels(labels: list[dict], xr: list[float], yr: list[float], w: float,
+                  h: float) -> list[dict]:
+    """Each label takes its first candidate inside the frame that overlaps no earlier label;
+    one that fits nowhere is left out (shown: False)."""
+    placed: list[list[float]] = []
+    out = []
+    for label in labels:
+        lab = {k: v for k, v in label.items() if k != "at"}
+        sx, sy = to_px(lab["x"], lab["y"], xr, yr, w, h)
+        for c in label["at"]:
+            box = label_box(lab["text"], lab["size"], sx, sy, c)
+            inside = box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h
+            if inside and not any(overlaps(b, box) for b in placed):
+                placed.append(box)
+                out.append({**lab, **c, "box": box, "shown": True})
+                break
+        else:
+            out.append({**lab, **label["at"][0], "box": None, "shown": False})
+    return out
+
+
+def group_points(ais: list[float]) -> list[list[int]]:
+    """Ops within ×1.1 of each other share one label, at the first op's point."""
+    groups: list[list[int]] = []
+    for i in sorted(range(len(ais)), key=lambda i: (ais[i], i)):
+        if groups and ais[i] <= ais[groups[-1][0]] * 1.1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def _above(dx: float, dy: float, align: str) -> dict:
+    return {"dx": dx, "dy": dy, "align": align, "baseline": "bottom"}
+
+
+def _below(dx: float, dy: float, align: str) -> dict:
+    return {"dx": dx, "dy": -dy, "align": align, "baseline": "top"}
+
+
+def _label(key: str, x: float, y: float, size: int, style: str, color: str, text: str,
+           at: list[dict]) -> dict:
+    return {"key": key, "x": x, "y": y, "size": size, "style": style, "color": color,
+            "text": text, "at": at}
+
+
+# ---------------------------------------------------------------- the scene
+
+def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
+    """st = {"hardware", "precision", "vector"}; frame = (w, h) of the plot frame in px."""
+    hw = payload["hardware"][st["hardware"]]
+    prec = st["precision"]
+    peak, bw = hw["peaks"][prec], hw["bw"]
+    r = peak / bw
+    x0, x1 = payload["x"]
+    yr = y_range(hw, prec, payload["ceilings"], x0)
+    colors = payload["colors"]
+    slope = x0 * 1.3
+    labels = [
+        _label("roof", x1, peak / 1e12, 12, "normal", colors["roof"],
+               f"{prec.upper()} roof {fmt.tflops(peak)}",
+               [_above(-4, 4, "right"), _below(-4, 4, "right")]),
+        _label("hbm", slope, slope * bw / 1e12, 12, "normal", colors["roof"],
+               f"{hw['hbm']} {fmt.bandwidth(bw)}",
+               [_below(2, 5, "left"), _below(2, 18, "left"), _above(-10, 5, "left")]),
+        _label("ridge", r, yr[0], 12, "bold", "ink", f"ridge {fmt.num(r)} FLOP/byte",
+               [_above(-5, 6, "right"), _above(5, 6, "left"), _above(-5, 24, "right"),
+                _above(5, 24, "left")]),
+    ]
+    ceilings: dict[str, list] = {"xs": [], "ys": [], "color": []}
+    for kind in payload["ceilings"]:
+        tier = hw["tiers"].get(kind)
+        if kind in ("vector", "hbm") or tier is None:
+            continue
+        x_end = max(peak / tier["bw"], x0 * 1.0001)
+        ceilings["xs"].append([x0, x_end])
+        ceilings["ys"].append([x0 * tier["bw"] / 1e12, x_end * tier["bw"] / 1e12])
+        ceilings["color"].append(colors[kind])
+        labels.append(_label(f"ceiling-{kind}", slope, slope * tier["bw"] / 1e12, 11, "normal",
+                             colors[kind], f"{payload['names'][kind]} {fmt.bandwidth(tier['bw'])}",
+                             [_below(2, 5, "left"), _below(2, 17, "left"),
+                              _above(-10, 5, "left")]))
+    v = hw["vector"]
+    vector_on = bool(v) and bool(st["vector"])
+    vector = roof_xy(v["peak"], bw, x0, x1) if vector_on else {"x": [], "y": []}
+    if vector_on:
+        labels.append(_label("vector", x1, v["peak"] / 1e12, 12, "normal", colors["vector"],
+                             f"{v['label']} vector roof {fmt.tflops(v['peak'])}",
+                             [_above(-4, 4, "right"), _below(-4, 4, "right"),
+                              _below(-4, 18, "right")]))
+    if r > x0 * 8:
+        labels.append(_label("region", r, yr[1] / 1.6, 12, "italic", "muted", "memory-bound",
+                             [{"dx": -6, "dy": dy, "align": "right", "baseline": "middle"}
+                              for dy in (0, -16, -32, -48)]))
+    ids = list(payload["ops"])
+    placed = [place(payload["ops"][i]["cost"][prec], peak, bw) for i in ids]
+    points = {"x": [p["ai"] for p in placed], "y": [p["attainable"] / 1e12 for p in placed],
+              "op": ids}
+    for g in group_points(points["x"]):
+        for rank, j in enumerate(g):  # ops at one point stack their labels, one row each
+            at = []
+            for row in range(rank, rank + 6):
+                dy = 7 + 14 * row
+                at += [_above(6, dy, "left"), _above(-6, dy, "right"), _below(6, dy, "left"),
+                       _below(-6, dy, "right")]
+            labels.append(_label(f"op-{ids[j]}", points["x"][g[0]], points["y"][g[0]], 11,
+                                 "normal", "muted", payload["ops"][ids[j]]["short"], at))
+    return {"x": [x0, x1], "y": yr, "ridge": r, "memory": [x0, r], "roof": roof_xy(peak, bw, x0, x1),
+            "ceilings": ceilings, "vector": vector, "points": points,
+            "labels": layout_labels(labels, [x0, x1], yr, frame[0], frame[1])}
+
+
+def marker(payload: dict, st: dict, ai: float) -> dict:
+    hw = payload["hardware"][st["hardware"]]
+    peak = hw["peaks"][st["precision"]]
+    b = bound(ai, peak / hw["bw"])
+    return {"x": ai, "y": attainable(ai, peak, hw["bw"]) / 1e12, "bound": b,
+            "color": payload["colors"]["memory" if b == "memory" else "compute"]}
