@@ -17,6 +17,7 @@ __all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "attainable", "bound
 
 
 def figure(**kwargs):
-    """The interactive roofline as a Bokeh layout (see roofline.plot.widget.figure)."""
-    from .plot.widget import figure as _figure
-    return _figure(**kwargs)
+    """The interactive roofline as a Bokeh layout (see roofline.plot.widget.figure) that also
+    shows itself in a notebook, offline, and has .save(path) (see roofline.notebook)."""
+    from .notebook import roofline_figure
+    return roofline_figure(**kwargs)

@@ -84,15 +84,8 @@ def render(kind: str, options: dict[str, Any], *, where: str) -> str:
     if render_widget is not None:  # the widget layer's adapter (issue #12)
         try:
             return render_widget(kind, options, where=where)
-        except RooflineError as exc:
-            option = getattr(exc, "option", None) or None
-            message = str(exc)
-            prefix = f"{where}: "
-            if message.startswith(prefix):
-                message = message[len(prefix):]
-            if option and message.startswith(f"option '{option}': "):
-                message = message[len(f"option '{option}': "):]
-            raise OptionError(option, message) from None
+        except RooflineError as exc:  # WidgetOptionError: .option and .detail (no where)
+            raise OptionError(getattr(exc, "option", "") or None, exc.detail) from None
     from pymdownx.superfences import SuperFencesException
     source = yaml.safe_dump(options, sort_keys=False) if options else ""
     try:
