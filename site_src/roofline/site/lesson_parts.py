@@ -197,7 +197,12 @@ def pyramid(ctx: Context, *, hw: str = LESSON_HW) -> str:
             lines.append("      ^")
         else:
             lines.append(f"  {r[0]:<12}{r[1]:<15}{r[2]:<15}{r[3]}".rstrip())
-    return "\n```text\n" + "\n".join(lines) + "\n```\n"
+    # The client's pyramid earns its place as the picture to remember: a captioned figure,
+    # sized to fit the text column at desktop widths (it scrolls, with a cue, on phones).
+    return ('\n<figure class="rl-pyramid"><pre><code>' + html.escape("\n".join(lines))
+            + "</code></pre><figcaption>The hierarchy to remember: each step up is smaller "
+            "and faster; the table above has the figures, the chart the ratios.</figcaption>"
+            "</figure>\n")
 
 
 @marker("compute_vs_bw", block=True)
