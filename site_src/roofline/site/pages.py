@@ -122,7 +122,7 @@ def hardware_summary(ctx: Context) -> str:
         def peak(p: str) -> str:
             return fmt.num(acc.peak_flops_per_s(p) / 1e12, 3) if p in acc.peaks else "—"
         rows.append([f'<a href="#{acc.id}">{html.escape(acc.name)}</a>', peak("bf16"),
-                     peak("fp8"), fmt.capacity(acc.hbm.capacity_bytes),
+                     peak("fp8"), fmt.memory(acc.hbm.capacity_bytes),
                      fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s),
                      fmt.num(acc.ridge_flops_per_byte("bf16"), 3) if "bf16" in acc.peaks
                      else "—", f"{acc.tdp_w:,.0f} W" if acc.tdp_w else "—"])
@@ -171,9 +171,9 @@ def hardware_details(ctx: Context) -> str:
             peaks, label=f"{acc.name}: peaks and ridges"))
         tiers = []
         for t in acc.tiers:
-            cap = fmt.capacity(t.capacity_bytes) if t.capacity_bytes else "—"
+            cap = fmt.memory(t.capacity_bytes) if t.capacity_bytes else "—"
             if t.per_unit_capacity_bytes:
-                cap += f" ({fmt.capacity(t.per_unit_capacity_bytes)}/{acc.compute_unit_name})"
+                cap += f" ({fmt.memory(t.per_unit_capacity_bytes)}/{acc.compute_unit_name})"
             bw = fmt.bandwidth(t.bandwidth_bytes_per_s) if t.bandwidth_bytes_per_s else "—"
             tiers.append([html.escape(t.name), html.escape(cap), bw, t.basis, _src(t.source),
                           html.escape(t.note)])
@@ -212,7 +212,7 @@ def _ridge_chart(ctx: Context) -> str:
             points=[svgchart.Point(b, r, short_name(a.name), title=f"{a.name}: "
                                    f"{fmt.bandwidth(a.hbm_bandwidth_bytes_per_s)}, ridge "
                                    f"{fmt.num(r, 3)}") for a, b, r in zip(accs, bws, ridges)])
-    wide = chart(760, 440, 12).svg(title="BF16 ridge against HBM bandwidth, every accelerator",
+    wide = chart(760, 440, 13).svg(title="BF16 ridge against HBM bandwidth, every accelerator",
                                    desc=desc, uid="rl-ridge-bw")
     narrow = chart(380, 420, 11).svg(title="BF16 ridge against HBM bandwidth", desc=desc,
                                      uid="rl-ridge-bw-n")
@@ -238,7 +238,7 @@ def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
 
     def chart(width: int, height: int, font: float) -> svgchart.LogLogChart:
         return svgchart.LogLogChart(
-            width, height, (lo, hi), (y_lo, 10 ** math.ceil(math.log10(peak) + 0.2)),
+            width, height, (lo, hi), (y_lo, peak * 3),
             "Arithmetic intensity I (FLOP/byte, log)", "Attainable TFLOP/s (log)",
             font=font, lines=[svgchart.Line(roof, "rl-chart-roof",
                                             f"{LESSON_PRECISION} roof {fmt.num(peak, 3)}")],
@@ -247,7 +247,7 @@ def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
                                    title=lab)
                     for n, (lab, p) in enumerate(zip(labels, points), 1)])
     title = f"The lesson's ops on the {acc.name} roofline, {LESSON_PRECISION}"
-    wide = chart(760, 400, 12).svg(title=title, desc=desc, uid="rl-zoo-roof")
+    wide = chart(760, 400, 13).svg(title=title, desc=desc, uid="rl-zoo-roof")
     narrow = chart(380, 380, 11).svg(title=title, desc=desc, uid="rl-zoo-roof-n")
     key = " · ".join(f"<b>{n}</b> {html.escape(lab)}" for n, lab in enumerate(labels, 1))
     cap = (f"The lesson's ops on the {html.escape(acc.name)} in {LESSON_PRECISION} (ridge ≈ "
