@@ -46,19 +46,42 @@ def item_json(layout: Model) -> str:
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
-def block(layout: Model, *, height_px: int, label: str, caption: str = "") -> str:
+# The static first frame covers the top of the reserved box until the live plot is ready, then
+# steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.
+_STATIC_CSS = (
+    ".roofline-block{position:relative}"
+    ".roofline-static{position:absolute;top:0;left:0;right:0;background:#fff}"
+    ".roofline-static svg{display:block;width:100%;height:auto}"
+    ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}"
+    "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
+    "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
+    "position:static}.roofline-block{break-inside:avoid}}")
+
+
+def block(layout: Model, *, height_px: int, label: str, caption: str = "",
+          static: str = "") -> str:
     """HTML for one interactive Bokeh layout (see the module docstring for what it contains).
 
     `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
-    accessible name of the figure region; `caption` (plain text) is shown under it if given.
+    accessible name of the figure region; `caption` (plain text) is shown under it if given;
+    `static` (an inline <svg>, see plot/svg.py) is the first frame shown until the live plot
+    is ready, on paper and without JavaScript.
     """
     if height_px <= 0:
         raise ValueError(f"height_px must be positive, got {height_px!r}")
     parts = [
         f'<div class="roofline-block" role="figure" aria-label="{html.escape(label)}">',
         f'<div class="roofline-target" style="min-height:{int(height_px)}px"></div>',
+    ]
+    if static:
+        parts += [f"<style>{_STATIC_CSS}</style>",
+                  f'<div class="roofline-static">{static}</div>']
+    parts += [
         f'<script type="application/json" class="roofline-item">{item_json(layout)}</script>',
-        '<noscript><p>This interactive plot needs JavaScript.</p></noscript>',
+        '<noscript><p>This interactive plot needs JavaScript.</p>'
+        + ("<style>.roofline-block>.roofline-target{display:none}"
+           ".roofline-block>.roofline-static{position:static}</style>" if static else "")
+        + "</noscript>",
     ]
     if caption:
         parts.append(f'<p class="roofline-caption">{html.escape(caption)}</p>')

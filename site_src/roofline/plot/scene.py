@@ -18,6 +18,7 @@ from ..maths import attainable, bound, time_lower_bound
 
 CHAR_W = 0.6
 LINE_H = 1.2
+POINT_R = 4  # half the op markers' size (px)
 
 
 # ---------------------------------------------------------------- maths on payload dicts
@@ -90,11 +91,14 @@ def overlaps(a: list[float], b: list[float], pad: float = 1) -> bool:
     return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
 
 
-def layout_labels(labels: list[dict], xr: list[float], yr: list[float], w: float,
-                  h: float) -> list[dict]:
-    """Each label takes its first candidate inside the frame that overlaps no earlier label;
-    one that fits nowhere is left out (shown: False)."""
+def layout_labels(labels: list[dict], xr: list[float], yr: list[float], w: float, h: float,
+                  points: dict | None = None) -> list[dict]:
+    """Each label takes its first candidate inside the frame that overlaps no earlier label and
+    no point (a POINT_R px box); one that fits nowhere is left out (shown: False)."""
     placed: list[list[float]] = []
+    for x, y in zip(points["x"], points["y"]) if points else ():
+        px, py = to_px(x, y, xr, yr, w, h)
+        placed.append([px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R])
     out = []
     for label in labels:
         lab = {k: v for k, v in label.items() if k != "at"}
@@ -151,13 +155,13 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     labels = [
         _label("roof", x1, peak / 1e12, 12, "normal", colors["roof"],
                f"{prec.upper()} roof {fmt.tflops(peak)}",
-               [_above(-4, 4, "right"), _below(-4, 4, "right")]),
+               [_above(-4, 6, "right"), _below(-4, 6, "right"), _above(-4, 20, "right")]),
         _label("hbm", slope, slope * bw / 1e12, 12, "normal", colors["roof"],
                f"{hw['hbm']} {fmt.bandwidth(bw)}",
                [_below(2, 5, "left"), _below(2, 18, "left"), _above(-10, 5, "left")]),
         _label("ridge", r, yr[0], 12, "bold", "ink", f"ridge {fmt.num(r)} FLOP/byte",
-               [_above(-5, 6, "right"), _above(5, 6, "left"), _above(-5, 24, "right"),
-                _above(5, 24, "left")]),
+               [_above(-5, dy, "right") for dy in (6, 24, 42)]
+               + [_above(5, dy, "left") for dy in (6, 24, 42)]),
     ]
     ceilings: dict[str, list] = {"xs": [], "ys": [], "color": []}
     for kind in payload["ceilings"]:
@@ -178,8 +182,8 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     if vector_on:
         labels.append(_label("vector", x1, v["peak"] / 1e12, 12, "normal", colors["vector"],
                              f"{v['label']} vector roof {fmt.tflops(v['peak'])}",
-                             [_above(-4, 4, "right"), _below(-4, 4, "right"),
-                              _below(-4, 18, "right")]))
+                             [_above(-4, 6, "right"), _below(-4, 6, "right"),
+                              _below(-4, 20, "right")]))
     if r > x0 * 8:
         labels.append(_label("region", r, yr[1] / 1.6, 12, "italic", "muted", "memory-bound",
                              [{"dx": -6, "dy": dy, "align": "right", "baseline": "middle"}
@@ -199,7 +203,7 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
                                  "normal", "muted", payload["ops"][ids[j]]["short"], at))
     return {"x": [x0, x1], "y": yr, "ridge": r, "memory": [x0, r], "roof": roof_xy(peak, bw, x0, x1),
             "ceilings": ceilings, "vector": vector, "points": points,
-            "labels": layout_labels(labels, [x0, x1], yr, frame[0], frame[1])}
+            "labels": layout_labels(labels, [x0, x1], yr, frame[0], frame[1], points)}
 
 
 def marker(payload: dict, st: dict, ai: float) -> dict:

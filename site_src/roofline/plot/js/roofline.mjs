@@ -182,6 +182,7 @@ export function stateQuery(search, state) {
 
 export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
 export const LINE_H = 1.2;
+export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
 
 export function yRange(hw, prec, ceilings, x0) {
   const bws = [hw.bw];
@@ -215,10 +216,13 @@ export function overlaps(a, b, pad = 1) {
 }
 
 // Greedy placement: each label, in order, takes its first candidate position whose box stays
-// inside the frame and overlaps no label placed before it; a label with no such place is left
+// inside the frame and overlaps no point and no label placed before it; a label with no such place is left
 // out (shown: false). Boxes are returned so tests can check them.
-export function layoutLabels(labels, xr, yr, w, h) {
-  const placed = [];
+export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }) {
+  const placed = points.x.map((x, i) => {
+    const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
+    return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
+  });
   return labels.map(({ at, ...l }) => {
     const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
     for (const c of at) {
@@ -262,15 +266,15 @@ export function scene(P, st, frame) {
   const roof = roofXY(peak, bw, x0, x1);
   labels.push({ key: "roof", x: x1, y: peak / 1e12, size: 12, style: "normal", color: C.roof,
                 text: `${prec.toUpperCase()} roof ${tflops(peak)}`,
-                at: [ABOVE(-4, 4, "right"), BELOW(-4, 4, "right")] });
+                at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), ABOVE(-4, 20, "right")] });
   const slope = x0 * 1.3;
   labels.push({ key: "hbm", x: slope, y: slope * bw / 1e12, size: 12, style: "normal",
                 color: C.roof, text: `${hw.hbm} ${bandwidth(bw)}`,
                 at: [BELOW(2, 5, "left"), BELOW(2, 18, "left"), ABOVE(-10, 5, "left")] });
   labels.push({ key: "ridge", x: r, y: yr[0], size: 12, style: "bold", color: "ink",
                 text: `ridge ${num(r)} FLOP/byte`,
-                at: [ABOVE(-5, 6, "right"), ABOVE(5, 6, "left"), ABOVE(-5, 24, "right"),
-                     ABOVE(5, 24, "left")] });
+                at: [6, 24, 42].map((dy) => ABOVE(-5, dy, "right"))
+                  .concat([6, 24, 42].map((dy) => ABOVE(5, dy, "left"))) });
   const ceilings = { xs: [], ys: [], color: [] };
   for (const kind of P.ceilings) {
     const tier = hw.tiers[kind];
@@ -289,7 +293,7 @@ export function scene(P, st, frame) {
   if (vectorOn) {
     labels.push({ key: "vector", x: x1, y: v.peak / 1e12, size: 12, style: "normal",
                   color: C.vector, text: `${v.label} vector roof ${tflops(v.peak)}`,
-                  at: [ABOVE(-4, 4, "right"), BELOW(-4, 4, "right"), BELOW(-4, 18, "right")] });
+                  at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), BELOW(-4, 20, "right")] });
   }
   if (r > x0 * 8) {
     labels.push({ key: "region", x: r, y: yr[1] / 1.6, size: 12, style: "italic",
@@ -316,7 +320,7 @@ export function scene(P, st, frame) {
   return {
     x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
     roof: { x: roof.x, y: roof.y }, ceilings, vector, points,
-    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1]),
+    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], points),
   };
 }
 

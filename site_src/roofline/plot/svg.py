@@ -1,0 +1,128 @@
+"""The roofline widget's first frame as a static SVG, drawn at build time (no bokeh, no browser).
+
+It draws plot/scene.py's scene — the Python mirror of the scene roofline.mjs draws live — so
+the picture a reader sees before BokehJS arrives, on paper and without JavaScript is the one
+the live plot then draws: same ranges, roof, ridge, ceilings, points and label layout. Always
+in light colours (print, and the moment before the page's theme is applied).
+
+    from roofline.plot.svg import render
+    html = render(payload, height_px=400)
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+from .. import fmt
+from . import scene as sc
+
+WIDTH = 688  # Material's text column; the SVG scales to its box (width 100 %)
+MARGIN = (10, 12, 48, 64)  # top, right, bottom, left: Bokeh's frame insets for these axes
+INK, MUTED, GRID, BG = "#1f2328", "#57606a", "#e3e6ea", "#ffffff"
+FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
+
+
+def _decades(lo: float, hi: float) -> list[float]:
+    return [10.0 ** k for k in range(math.ceil(math.log10(lo) - 1e-9),
+                                     math.floor(math.log10(hi) + 1e-9) + 1)]
+
+
+def _tick(v: float) -> str:
+    return fmt.num(v, 3)
+
+
+def _color(role: str) -> str:
+    return {"ink": INK, "muted": MUTED}.get(role, role)
+
+
+def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str = "") -> str:
+    """The widget's initial view (payload["state"]) as one inline <svg> element."""
+    st = payload["state"]
+    top, right, bottom, left = MARGIN
+    w, h = width_px - left - right, height_px - top - bottom
+    S = sc.scene(payload, st, (w, h))
+    xr, yr = S["x"], S["y"]
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        a, b = sc.to_px(x, y, xr, yr, w, h)
+        return left + a, top + b
+
+    def poly(xs: list[float], ys: list[float], color: str, width: float, dash: str = "") -> str:
+        pts = " ".join("%.1f,%.1f" % px(x, y) for x, y in zip(xs, ys))
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        return (f'<polyline points="{pts}" fill="none" stroke="{color}" '
+                f'stroke-width="{width}"{extra}/>')
+
+    hw = payload["hardware"][st["hardware"]]
+    name = title or (f"Roofline of the {hw['name']} at {st['precision'].upper()}: ridge at "
+                     f"{fmt.num(S['ridge'])} FLOP/byte")
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="roofline-svg" role="img" '
+           f'viewBox="0 0 {width_px} {height_px}" width="{width_px}" height="{height_px}" '
+           f'style="{FONT}" aria-label="{html.escape(name)}">',
+           f'<rect width="{width_px}" height="{height_px}" fill="{BG}"/>']
+    fx0, fy0 = px(xr[0], yr[1])
+    fx1, fy1 = px(xr[1], yr[0])
+    mx, _ = px(S["memory"][1], yr[1])
+    out.append(f'<rect x="{fx0:.1f}" y="{fy0:.1f}" width="{mx - fx0:.1f}" height="{fy1 - fy0:.1f}"'
+               f' fill="{payload["colors"]["memory"]}" fill-opacity="0.08"/>')
+    ticks = []
+    for v in _decades(*xr):
+        x, _ = px(v, yr[0])
+        # The last tick's text ends at the frame's edge instead of running off the picture.
+        half = len(_tick(v)) * 11 * sc.CHAR_W / 2
+        anchor = "end" if x + half > width_px - 1 else "middle"
+        ticks.append(f'<line x1="{x:.1f}" y1="{fy0:.1f}" x2="{x:.1f}" y2="{fy1:.1f}" '
+                     f'stroke="{GRID}"/>')
+        ticks.append(f'<text x="{x:.1f}" y="{fy1 + 16:.1f}" font-size="11" fill="{INK}" '
+                     f'text-anchor="{anchor}">{_tick(v)}</text>')
+    for v in _decades(*yr):
+        _, y = px(xr[0], v)
+        ticks.append(f'<line x1="{fx0:.1f}" y1="{y:.1f}" x2="{fx1:.1f}" y2="{y:.1f}" '
+                     f'stroke="{GRID}"/>')
+        ticks.append(f'<text x="{fx0 - 6:.1f}" y="{y + 4:.1f}" font-size="11" fill="{INK}" '
+                     f'text-anchor="end">{_tick(v)}</text>')
+    out += ticks
+    out.append(f'<rect x="{fx0:.1f}" y="{fy0:.1f}" width="{fx1 - fx0:.1f}" '
+               f'height="{fy1 - fy0:.1f}" fill="none" stroke="{MUTED}"/>')
+    out.append(f'<text x="{(fx0 + fx1) / 2:.1f}" y="{height_px - 8}" font-size="13" '
+               f'font-style="italic" fill="{INK}" text-anchor="middle">'
+               f'arithmetic intensity (FLOP/byte)</text>')
+    out.append(f'<text transform="translate(14 {(fy0 + fy1) / 2:.1f}) rotate(-90)" '
+               f'font-size="13" font-style="italic" fill="{INK}" text-anchor="middle">'
+               f'attainable (TFLOP/s)</text>')
+    ceil = S["ceilings"]
+    for xs, ys, color in zip(ceil["xs"], ceil["ys"], ceil["color"]):
+        out.append(poly(xs, ys, color, 2, "6 4"))
+    if S["vector"]["x"]:
+        out.append(poly(S["vector"]["x"], S["vector"]["y"], payload["colors"]["vector"], 2,
+                        "8 3 2 3"))
+    out.append(poly(S["roof"]["x"], S["roof"]["y"], payload["colors"]["roof"], 3))
+    rx, _ = px(S["ridge"], yr[0])
+    out.append(f'<line class="roofline-svg-ridge" x1="{rx:.1f}" y1="{fy0:.1f}" x2="{rx:.1f}" '
+               f'y2="{fy1:.1f}" stroke="{MUTED}" stroke-width="1.5" stroke-dasharray="6 4"/>')
+    for x, y in zip(S["points"]["x"], S["points"]["y"]):
+        cx, cy = px(x, y)
+        out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="#7a8290" '
+                   f'stroke="#fff"/>')
+    m = sc.marker(payload, st, st["ai"])
+    cx, cy = px(m["x"], m["y"])
+    out.append(f'<line x1="{cx:.1f}" y1="{fy0:.1f}" x2="{cx:.1f}" y2="{fy1:.1f}" '
+               f'stroke="{MUTED}" stroke-dasharray="2 2"/>')
+    out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="8" fill="{m["color"]}" stroke="#fff" '
+               f'stroke-width="2"/>')
+    for lab in S["labels"]:
+        if not lab["shown"]:
+            continue
+        b = lab["box"]  # the label's box from the scene: its text sits on the box's baseline
+        anchor = {"right": "end", "center": "middle"}.get(lab["align"], "start")
+        x = left + {"end": b[2], "middle": (b[0] + b[2]) / 2}.get(anchor, b[0])
+        y = top + b[3] - lab["size"] * (sc.LINE_H - 1) / 2 - lab["size"] * 0.2
+        weight = ' font-weight="bold"' if lab["style"] == "bold" else ""
+        italic = ' font-style="italic"' if lab["style"] == "italic" else ""
+        out.append(f'<text class="roofline-svg-label" data-key="{html.escape(lab["key"])}" '
+                   f'x="{x:.1f}" y="{y:.1f}" font-size="{lab["size"]}" '
+                   f'fill="{_color(lab["color"])}" text-anchor="{anchor}"{weight}{italic}>'
+                   f'{html.escape(lab["text"])}</text>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,81 @@
+"""The build-time SVG of the roofline's first frame (plot/svg.py): valid XML, drawn from the
+same scene the live plot draws (plot/scene.py, the mirror of roofline.mjs's scene()), labels
+inside the picture and never on top of one another, placed in the block so it shows first, in
+print and without JavaScript."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from roofline import fmt
+from roofline.catalog import default_catalog
+from roofline.ops import default_zoo
+from roofline.plot import scene, svg, widget
+from roofline.plot.cases import SCENE_STATES
+
+NS = {"s": "http://www.w3.org/2000/svg"}
+
+
+def payload(**kw):
+    return widget.payload(widget.Options(**kw), default_catalog(), default_zoo())
+
+
+def text_boxes(root) -> list[tuple[str, list[float]]]:
+    """Each label's box estimated from font metrics (CHAR_W × size per glyph, as the layout)."""
+    out = []
+    for t in root.iterfind(".//s:text[@class='roofline-svg-label']", NS):
+        size, x, y = float(t.get("font-size")), float(t.get("x")), float(t.get("y"))
+        w = len(t.text) * size * scene.CHAR_W
+        left = {"end": x - w, "middle": x - w / 2}.get(t.get("text-anchor"), x)
+        out.append((t.text, [left, y - size * 0.8, left + w, y + size * 0.25]))
+    return out
+
+
+@pytest.mark.parametrize("state", SCENE_STATES, ids=lambda s: f"{s[0]}-{s[1]}")
+@pytest.mark.parametrize("height", [400, 300])
+def test_svg_draws_the_scene_with_labels_that_never_collide(state, height):
+    hardware, precision, vector, ceilings = state
+    data = payload(hardware=hardware, precision=precision, ceilings=ceilings)
+    data["state"]["vector"] = vector
+    root = ET.fromstring(svg.render(data, height_px=height))
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    hw = data["hardware"][hardware]
+    ridge = hw["peaks"][precision] / hw["bw"]
+    texts = [t for t, _ in text_boxes(root)]
+    assert f"{precision.upper()} roof {fmt.tflops(hw['peaks'][precision])}" in texts
+    assert f"ridge {fmt.num(ridge)} FLOP/byte" in texts
+    assert root.find(".//s:line[@class='roofline-svg-ridge']", NS) is not None
+    first = scene.scene(data, data["state"], (svg.WIDTH - 76, height - 58))
+    assert texts == [lab["text"] for lab in first["labels"] if lab["shown"]]
+    assert len(root.findall(".//s:polyline", NS)) >= 1 + len(first["ceilings"]["xs"])
+    width = float(root.get("width"))
+    boxes = text_boxes(root)
+    for i, (a, box) in enumerate(boxes):
+        assert box[0] >= 0 and box[2] <= width and box[1] >= 0 and box[3] <= height, a
+        for b, other in boxes[i + 1:]:
+            assert not scene.overlaps(box, other, 0), (a, b)
+
+
+def test_seeded_overlap_is_reported():
+    """The box check above fails on two labels drawn at one place."""
+    doc = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="100">'
+           '<text class="roofline-svg-label" x="10" y="20" font-size="12">first</text>'
+           '<text class="roofline-svg-label" x="20" y="22" font-size="12">second</text></svg>')
+    (_, a), (_, b) = text_boxes(ET.fromstring(doc))
+    assert scene.overlaps(a, b, 0)
+
+
+def test_block_shows_the_svg_first_in_print_and_without_javascript():
+    from roofline.plot.blocks import roofline_block
+    from roofline.widgets.roofline import RooflineSettings
+    html = roofline_block(RooflineSettings())
+    static = re.search(r'<div class="roofline-static">(<svg.*?</svg>)</div>', html, re.S)
+    assert static and ET.fromstring(static.group(1)) is not None
+    # before the live plot: covers the reserved box's top; ready: hidden; print: shown, the
+    # live plot and controls hidden; no JS: shown in the flow
+    assert ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}" in html
+    assert re.search(r"@media print\{\.roofline-block>\.roofline-target[^}]*\{display:none", html)
+    assert re.search(r"<noscript>.*\.roofline-block>\.roofline-target\{display:none\}", html, re.S)
