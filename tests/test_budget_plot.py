@@ -37,25 +37,33 @@ def _walk(a, b, where="case"):
 
 
 def test_case_file_is_the_python_answer():
-    """Regenerate with roofline.plot.budget.write_cases if the model changed on purpose."""
+    """Regenerate with roofline.budget_widget.write_cases if the model changed on purpose."""
     _walk(json.loads(CASES.read_text(encoding="utf-8")), pb.cases())
 
 
 def test_each_case_is_the_model_budget_with_those_assumptions():
+    """What the widget shows is roofline.budget's waterfall and roofline.memory's bytes for
+    the same model, assumptions, ZeRO stage and recomputation (issue #13)."""
+    from roofline.memory import Sharding
     cat = default_catalog()
     hw = cat["h100-sxm"]
     for c in json.loads(CASES.read_text(encoding="utf-8"))["views"]:
-        a = c["assumptions"]
-        bg = budget(get_model(c["model"]), c["phase"], c["batch"], pb.SEQ[c["phase"]], hw,
+        st = c["state"]
+        train = st["phase"] == "train"
+        bg = budget(get_model(st["model"]), st["phase"], st["batch"], pb.SEQ[st["phase"]], hw,
                     "bf16", 2.0, frozenset(c["fusions"]),
-                    Assumptions(a["kernel_efficiency"], a["launch_overhead_s"], a["dp_degree"],
-                                a["overlap_fraction"]))
-        what = f"{c['model']}/{c['phase']}/{c['batch']}/{c['fusions']}"
+                    Assumptions(st["efficiency"], st["launch_s"], st["dp"] if train else 1,
+                                st["overlap"]),
+                    Sharding(st["zero"], st["recompute"]) if train else Sharding())
+        what = f"{st['model']}/{st['phase']}/{st['batch']}/{c['fusions']}"
         _close(bg.mfu_upper_bound, c["expected"]["bound"], what)
         _close(bg.mfu_estimate, c["expected"]["mfu"], what)
-        for t, e in zip(bg.waterfall(), c["expected"]["terms"]):
+        for t, e in zip(bg.waterfall(), c["expected"]["terms"], strict=True):
             assert t.key == e["key"]
             _close(t.level_after, e["after"], f"{what} {t.key}")
+        for k, v in bg.memory.as_dict().items():
+            assert c["expected"]["memory"][k] == pytest.approx(v, rel=1e-12), (what, k)
+        assert c["expected"]["fits"] == bg.fits
         # the drops shown add up to the MFU shown
         _close(1 - sum(e["before"] - e["after"] for e in c["expected"]["terms"]),
                c["expected"]["mfu"], what)
@@ -82,19 +90,25 @@ def test_figure_names_its_parts_and_is_deterministic():
     lay = pb.figure()
     for name in ("budget-model", "budget-phase", "budget-batch", "budget-fusions",
                  "budget-efficiency", "budget-launch", "budget-dp", "budget-overlap",
-                 "budget-readout", "budget-waterfall-text", "budget-classes", "budget-waterfall",
+                 "budget-zero", "budget-recompute", "budget-readout", "budget-waterfall-text", "budget-classes", "budget-waterfall",
                  "budget-roofline", "budget-class-bars", "budget-waterfall-bars",
                  "budget-points"):
         assert lay.select_one({"name": name}) is not None, name
     assert item_json(pb.figure()) == item_json(pb.figure())
+    # The page's default step (Llama 2 7B, batch 4 × 4,096, nothing sharded) needs ≈ 524 GB
+    # per GPU: the first thing the widget says is that it does not fit (issue #13).
     readout = lay.select_one({"name": "budget-readout"}).text
-    assert "MFU upper bound 64.4%" in readout and "after overheads 44.7%" in readout
+    assert readout.startswith("Does not fit: Llama 2 7B, train, batch 4 × 4096")
+    assert "ZeRO-1 with full recomputation would fit" in readout
+    fits = pb.figure(zero=1, recompute="full").select_one({"name": "budget-readout"}).text
+    assert "MFU upper bound 64.4%" in fits and "after overheads 33.2%" in fits
 
 
 @pytest.mark.parametrize("kwargs, field", [
     ({"model": "gpt"}, "model"), ({"phase": "serve"}, "phase"), ({"batch": 3}, "batch"),
     ({"fusions": ["warp"]}, "fusions"), ({"hardware": "h900"}, "hardware"),
     ({"precision": "fp3"}, "precision"), ({"height": 20}, "height"),
+    ({"zero": 4}, "zero_stage"), ({"recompute": "some"}, "recompute"),
 ])
 def test_bad_options_name_the_field(kwargs, field):
     with pytest.raises(RooflineError, match=f"field '{field}'"):
@@ -114,7 +128,7 @@ def test_budget_fence_renders_a_block():
     html = _md("```roofline-budget\nmodel: llama-3-8b\nphase: decode\nbatch: 32\n"
                "fuse: [flash]\n```\n")
     assert 'class="roofline-block"' in html and "budget-fusions" in html
-    assert 'min-height:1460px' in html
+    assert 'min-height:1500px' in html  # 3 × 300 + the controls' 600 (ZeRO, recompute)
 
 
 def test_budget_table_fence_is_the_model():

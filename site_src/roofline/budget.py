@@ -12,6 +12,12 @@ Conventions (stated once, used everywhere):
   training, the usual MFU numerator). Fusion never changes FLOPs, only bytes and kernel count.
 - A fusion merges a run of consecutive kernels into one: FLOPs add, bytes add minus the
   intermediates that stay on chip (each written once and read by each consumer).
+- The waterfall attributes the step's lost time in proportion to each cause's time: a cause
+  taking t of a step of T seconds costs t / T of peak, so the losses sum to 100 % - MFU and no
+  loss depends on the order the causes are listed in.
+- Attention FLOPs are counted non-causal (the full score matrix), as the PaLM / Megatron MFU
+  convention does; FlashAttention's backward pass is 2.5x its forward FLOPs (the forward's two
+  matmuls twice, plus the recomputed QK^T).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass, field
 from .catalog import Accelerator
 from .errors import RooflineError
 from .maths import time_lower_bound
+from .memory import Memory, Sharding, step_memory, what_fits
 from .ops import (ATTENTION, ELEMENTWISE, EMBEDDING, GEMM, NORM, OPTIMIZER, SOFTMAX, Op,
                   attention_fused, adamw, embedding, gemm, rmsnorm)
 from .transformer import PHASES, TransformerConfig, layer_ops
@@ -224,7 +231,12 @@ def _kernels_for(parts: list[Op], members: list[_Span], count: int, in_layer: bo
     if phase == "train":
         raw_b = sum(_bwd_factor(p) * p.bytes for p in parts)
         has_matmul = any(p.kind in MATMUL_KINDS for p in parts)
-        out.append(Kernel(name, cls, "backward", sum(_bwd_factor(p) * p.flops for p in parts),
+        # FlashAttention's backward recomputes QK^T (the scores never reached HBM): 2.5x the
+        # forward's matmul FLOPs, the extra half not useful (MFU counts 3x the forward).
+        recompute = (sum(p.flops for p in parts if p.kind == "attention_qk")
+                     if any(sp.fusion == "flash" for sp in members) else 0.0)
+        out.append(Kernel(name, cls, "backward",
+                          sum(_bwd_factor(p) * p.flops for p in parts) + recompute,
                           raw_b - sum(saved_bwd.values()),
                           sum(_bwd_factor(p) * _useful(p) for p in parts),
                           2 if has_matmul else 1, count, raw_b, tuple(p.name for p in parts),
@@ -301,6 +313,46 @@ class Budget:
     kernels: tuple[Kernel, ...]
     layer_map: tuple[tuple[str, str, Kernel], ...] = ()
     """Each op of one middle layer with the forward kernel it runs in (fused or alone)."""
+    sharding: Sharding = Sharding()
+    """ZeRO stage and activation recomputation: memory per GPU, and recomputation's time."""
+    bytes_per_element: float = 2.0
+    """Of the weights and activations (the matmul precision's)."""
+
+    # -- memory
+
+    @property
+    def memory(self) -> Memory:
+        """Bytes per GPU against the chip's HBM (roofline.memory states the formulas)."""
+        return step_memory(self.model, self.phase, self.batch, self.seq,
+                           self.bytes_per_element, self.hardware.hbm.capacity_bytes,
+                           flash="flash" in self.fusions,
+                           dp_degree=self.assumptions.dp_degree, sharding=self.sharding)
+
+    @property
+    def fits(self) -> bool:
+        return self.memory.fits
+
+    def fitting_sharding(self) -> Sharding | None:
+        """For a training step that does not fit: the least intrusive ZeRO stage and
+        recomputation that would make it fit on these data-parallel GPUs (None: none does)."""
+        if self.phase != "train":
+            return None
+        return what_fits(self.model, self.batch, self.seq, self.bytes_per_element,
+                         self.hardware.hbm.capacity_bytes, flash="flash" in self.fusions,
+                         dp_degree=self.assumptions.dp_degree)
+
+    @property
+    def recompute_time_s(self) -> float:
+        """Recomputation re-runs forward work in the backward pass: the whole forward (full),
+        or the attention scores and softmax (selective; nothing when FlashAttention already
+        recomputes them)."""
+        if self.phase != "train" or self.sharding.recompute == "none":
+            return 0.0
+        fwd = [k for k in self.kernels if k.pass_ == "forward"]
+        if self.sharding.recompute == "full":
+            return sum(self.kernel_time_s(k) for k in fwd)
+        return sum(self.kernel_time_s(k) for k in fwd
+                   if k.parts and set(k.parts) <= {"attn_qk", "attn_softmax"})
 
     @property
     def peak_flops_per_s(self) -> float:
@@ -392,11 +444,12 @@ class Budget:
         a = self.assumptions
         return {"efficiency": self.step_time_s * (1 / a.kernel_efficiency - 1),
                 "launch": self.launches * a.launch_overhead_s,
-                "communication": (1 - a.overlap_fraction) * self.allreduce_time_s}
+                "communication": (1 - a.overlap_fraction) * self.allreduce_time_s,
+                "recompute": self.recompute_time_s / a.kernel_efficiency}
 
     def waterfall(self) -> list[WaterfallTerm]:
-        """From 100 % of peak down: each term adds its time to the step, and the level is the
-        ideal time over the step so far. The drops telescope to 1 - the final MFU."""
+        """From 100 % of peak down to the MFU: each cause loses its share of the step's time
+        (order-independent; see waterfall_terms)."""
         by_kernel = {"memory": 0.0, "attention": 0.0, "gemm": 0.0}
         peak = self.peak_flops_per_s
         for k in self.kernels:
@@ -432,6 +485,12 @@ class Budget:
             "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
             "useful_flops": self.useful_flops, "total_flops": self.flops,
             "total_bytes": self.bytes, "launches": self.launches,
+            "sharding": {"zero_stage": self.sharding.zero_stage,
+                         "recompute": self.sharding.recompute},
+            "memory": self.memory.as_dict(), "fits": self.fits,
+            "fits_with": (None if self.fits or self.fitting_sharding() is None else
+                          {"zero_stage": self.fitting_sharding().zero_stage,
+                           "recompute": self.fitting_sharding().recompute}),
             "ideal_time_s": self.ideal_time_s, "step_time_s": self.step_time_s,
             "layer_time_s": self.layer_time_s,
             "mfu_upper_bound": self.mfu_upper_bound, "mfu_estimate": self.mfu_estimate,
@@ -461,17 +520,19 @@ WATERFALL_LABELS = {
     "efficiency": "kernels below their roofline bound",
     "launch": "kernel launch overhead",
     "communication": "exposed gradient all-reduce",
+    "recompute": "activation recomputation",
 }
 
 
 def waterfall_terms(ideal_time_s: float, times: list[tuple[str, float]]) -> list[WaterfallTerm]:
-    """Add each term's time in turn; level = ideal / elapsed. Mirrored by budget.mjs."""
-    elapsed = ideal_time_s
+    """The step takes T = ideal + the sum of the causes' times, so MFU = ideal / T. Each cause
+    loses t / T of peak: in proportion to its time, whatever the order, and the losses add up to
+    1 - MFU exactly. The levels are the running total, for drawing. Mirrored by budget.mjs."""
+    total = ideal_time_s + sum(t for _, t in times)
     level = 1.0
     out = []
     for key, t in times:
-        elapsed += t
-        after = ideal_time_s / elapsed
+        after = level - t / total
         out.append(WaterfallTerm(key, WATERFALL_LABELS[key], t, level, after))
         level = after
     return out
@@ -479,7 +540,7 @@ def waterfall_terms(ideal_time_s: float, times: list[tuple[str, float]]) -> list
 
 def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Accelerator,
            precision: str, b: float, fusions=frozenset(),
-           assumptions: Assumptions = Assumptions()) -> Budget:
+           assumptions: Assumptions = Assumptions(), sharding: Sharding = Sharding()) -> Budget:
     """The time budget of one step; `b` is the precision's bytes per element."""
     if phase not in PHASES:
         from .errors import unknown_id
@@ -490,8 +551,9 @@ def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Acceler
     hw.peak(precision)
     fusions = check_fusions(fusions)
     kernels, placed = step_kernels(cfg, phase, batch, seq, b, fusions)
-    return Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, tuple(kernels),
-                  tuple(placed))
+    bg = Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, tuple(kernels),
+                tuple(placed), sharding, b)
+    return bg
 
 
 # The configuration the page opens on and the CLI defaults to: a 7B model trained 8-way data

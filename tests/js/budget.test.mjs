@@ -7,34 +7,28 @@ import { readFileSync } from "node:fs";
 import * as bj from "../../site_src/roofline/plot/js/budget.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/budget_cases.json", import.meta.url)));
-const LABELS = {
-  peak: "100 % of peak", memory: "memory-bound ops", attention: "attention",
-  gemm: "GEMMs off the roof", bound: "= roofline MFU bound", efficiency: "kernels below roof",
-  launch: "launch overhead", communication: "exposed all-reduce", mfu: "= MFU estimate",
-};
-const ROWS = Object.keys(LABELS);
+const P = CASES.payload;
+const LABELS = P.labels;
+const ROWS = P.rows;
 
 function close(actual, expected, what) {
   const tol = 1e-9 * Math.max(Math.abs(expected), Math.abs(actual));
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} != ${expected}`);
 }
 
-function viewOf(c) {
-  const a = c.assumptions;
-  return bj.budgetView(c.entry, { efficiency: a.kernel_efficiency, launchS: a.launch_overhead_s,
-                                  dp: a.dp_degree, overlap: a.overlap_fraction },
-                       c.params, c.grad_bytes_per_element, c.link_bw, c.phase);
-}
+const viewOf = (c) => bj.budgetView(P, c.entry, c.state);
 
 test("the case file holds at least 40 views and the formatting cases", () => {
   assert.ok(CASES.views.length >= 40);
   assert.ok(CASES.format.length >= 40);
+  // Both sides of the memory check occur: cases that fit and cases that do not.
+  assert.ok(CASES.views.some((c) => c.expected.fits) && CASES.views.some((c) => !c.expected.fits));
 });
 
-test("waterfall levels, bound and MFU agree with roofline.budget to 1e-9", () => {
+test("waterfall, bound, MFU and memory agree with roofline.budget / roofline.memory to 1e-9", () => {
   for (const c of CASES.views) {
     const v = viewOf(c);
-    const what = `${c.model}/${c.phase}/${c.batch}/${c.fusions}`;
+    const what = `${c.state.model}/${c.state.phase}/${c.state.batch}/${c.fusions}`;
     assert.deepEqual(v.terms.map((t) => t.key), c.expected.terms.map((t) => t.key));
     v.terms.forEach((t, i) => {
       const e = c.expected.terms[i];
@@ -45,19 +39,42 @@ test("waterfall levels, bound and MFU agree with roofline.budget to 1e-9", () =>
     close(v.bound, c.expected.bound, `${what} bound`);
     close(v.mfu, c.expected.mfu, `${what} mfu`);
     close(v.allreduce, c.expected.allreduce, `${what} allreduce`);
+    for (const k of ["weights", "gradients", "optimizer", "activations", "kv_cache", "total",
+                     "capacity", "overflow"]) {
+      close(v.memory[k], c.expected.memory[k], `${what} memory ${k}`);
+    }
+    assert.equal(v.fits, c.expected.fits, `${what} fits`);
+    assert.deepEqual(v.fix, c.expected.fix, `${what} fix`);
   }
 });
 
-test("the waterfall's drops add up to 100 % minus the MFU it shows", () => {
+test("the waterfall's losses add up to 100 % minus the MFU, each in proportion to its time", () => {
   for (const c of CASES.views) {
     const v = viewOf(c);
     const drops = v.terms.reduce((s, t) => s + (t.before - t.after), 0);
-    close(1 - drops, v.mfu, `${c.model}/${c.phase}`);
+    close(1 - drops, v.mfu, `${c.state.model}/${c.state.phase}`);
+    const total = c.entry.ideal + v.terms.reduce((s, t) => s + t.time, 0);
+    for (const t of v.terms) close(t.before - t.after + 1, t.time / total + 1, t.key);
     assert.ok(v.mfu > 0 && v.mfu <= v.bound && v.bound <= 1);
   }
 });
 
-test("waterfall bars and text are what Python draws", () => {
+test("any order of the causes gives each the same loss (order-independent attribution)", () => {
+  const times = [["a", 0.3], ["b", 2.5], ["c", 0], ["d", 1e-3], ["e", 7]];
+  const base = Object.fromEntries(bj.waterfallTerms(1.2, times).map((t) => [t.key, t.before - t.after]));
+  let seed = 7;
+  for (let n = 0; n < 200; n++) {
+    const shuffled = times.slice();
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const j = seed % (i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    for (const t of bj.waterfallTerms(1.2, shuffled)) close(t.before - t.after, base[t.key], t.key);
+  }
+});
+
+test("waterfall bars, text and readout are what Python draws", () => {
   for (const c of CASES.views) {
     const v = viewOf(c);
     const bars = bj.waterfallBars(v, ROWS, LABELS);
@@ -70,6 +87,21 @@ test("waterfall bars and text are what Python draws", () => {
     bars.right.forEach((x, i) => close(x, c.expected.bars.right[i], "right"));
     bars.left.forEach((x, i) => close(x, c.expected.bars.left[i], "left"));
     assert.equal(bj.waterfallText(v, LABELS), c.expected.text);
+    assert.equal(bj.readoutText(P, c.entry, v, c.state.model, c.state.phase, c.state.batch),
+                 c.expected.readout);
+  }
+});
+
+test("a step that does not fit shows no time: empty bars, a plain 'does not fit'", () => {
+  const misfits = CASES.views.filter((c) => !c.expected.fits);
+  assert.ok(misfits.length > 0);
+  for (const c of misfits) {
+    const v = viewOf(c);
+    const bars = bj.waterfallBars(v, ROWS, LABELS);
+    assert.ok(bars.right.every((x) => x === 0));
+    assert.ok(!/\d+ (ms|s|µs)\b/.test(bars.text.join(" ") + bj.waterfallText(v, LABELS)));
+    const text = bj.readoutText(P, c.entry, v, c.state.model, c.state.phase, c.state.batch);
+    assert.ok(text.startsWith("Does not fit: ") && text.includes(" more than its "), text);
   }
 });
 
@@ -82,7 +114,7 @@ test("fusion checkboxes map to the precomputed combination", () => {
   assert.equal(bj.maskOf([0, 3]), 9);
   assert.equal(bj.maskOf([3, 2, 1, 0]), 15);
   assert.equal(bj.maskOf([7, -1, 1.5]), 0);
-  for (const c of CASES.views) assert.ok(c.mask >= 0 && c.mask < 16);
+  for (const c of CASES.views) assert.ok(c.state.mask >= 0 && c.state.mask < 16);
 });
 
 const KNOWN = {

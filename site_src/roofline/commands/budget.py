@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import textwrap
 
 from .. import fmt
 from ..budget import FUSIONS, TYPICAL, Assumptions, Budget, budget
 from ..catalog import default_catalog
 from ..errors import RooflineError
+from ..memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from ..render.table import Column, Table
 from ..transformer import get_model
 from ._common import add_catalog, only_with, text_width, write
@@ -54,6 +56,12 @@ def add_parser(sub) -> None:
     p.add_argument("--overlap", default=None, metavar="F",
                    help="with --phase train: share of the all-reduce hidden behind the "
                         f"backward pass, [0, 1] (default: {_DEFAULTS.overlap_fraction})")
+    p.add_argument("--zero", default=None, metavar="0-3",
+                   help="with --phase train: ZeRO stage sharding optimizer state (1), gradients "
+                        "(2) and weights (3) over the data-parallel GPUs (default: 0)")
+    p.add_argument("--recompute", default=None, metavar="|".join(RECOMPUTE),
+                   help="with --phase train: activation recomputation in the backward pass "
+                        "(default: none)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="table: text that fits the terminal; json: every figure, SI units "
                         "(default: table)")
@@ -85,7 +93,8 @@ def parse_fusions(text: str) -> frozenset[str]:
 
 
 def from_args(args: argparse.Namespace) -> Budget:
-    only_with(args, {"dp": "--dp", "overlap": "--overlap"}, args.phase == "train",
+    only_with(args, {"dp": "--dp", "overlap": "--overlap", "zero": "--zero",
+                     "recompute": "--recompute"}, args.phase == "train",
               "with --phase train (inference has no gradient all-reduce)")
     dp = args.dp if args.dp is not None else str(_DEFAULTS.dp_degree)
     overlap = args.overlap if args.overlap is not None else str(_DEFAULTS.overlap_fraction)
@@ -97,9 +106,40 @@ def from_args(args: argparse.Namespace) -> Budget:
         launch_overhead_s=_number(args.launch_overhead, "launch-overhead"),
         dp_degree=_positive_int(dp, "dp"),
         overlap_fraction=_number(overlap, "overlap"))
+    zero = _number(args.zero, "zero", int) if args.zero is not None else 0
+    if zero not in ZERO_STAGES:
+        raise RooflineError(f"must be 0, 1, 2 or 3, got {args.zero!r}", field="zero")
+    recompute = args.recompute or "none"
+    if recompute not in RECOMPUTE:
+        raise RooflineError(f"unknown recomputation {recompute!r}", field="recompute",
+                            valid=list(RECOMPUTE))
     return budget(get_model(args.model), args.phase, _positive_int(args.batch, "batch"),
                   _positive_int(args.seq, "seq"), hw, args.precision, b,
-                  parse_fusions(args.fuse), assumptions)
+                  parse_fusions(args.fuse), assumptions, Sharding(zero, recompute))
+
+
+def fit_warning(bg: Budget) -> str | None:
+    """One line when the step does not fit in the chip's memory: total, capacity, overflow,
+    and the sharding that would fit (or that none does)."""
+    m = bg.memory
+    if m.fits:
+        return None
+    line = (f"warning: does not fit: this step needs {fmt.capacity(m.total)} per GPU, the "
+            f"{bg.hardware.name} has {fmt.memory(m.capacity)} ({fmt.capacity(m.capacity)}): "
+            f"{fmt.capacity(m.overflow)} over")
+    fix = bg.fitting_sharding()
+    if bg.phase != "train":
+        if m.weights > m.capacity:
+            gpus = -(-m.weights // m.capacity)
+            return line + (f"; the weights alone are {fmt.capacity(m.weights)}: shard them over "
+                           f"at least {gpus:.0f} GPUs (tensor parallelism).")
+        return line + (f"; the KV cache is {fmt.capacity(m.kv_cache)}: fewer sequences or a "
+                       "shorter context would fit.")
+    if fix is None:
+        return line + (f"; no ZeRO stage or recomputation fits it on {bg.assumptions.dp_degree}"
+                       " GPUs: it needs more GPUs or model parallelism.")
+    return (line + f"; {describe(fix)} would fit (--zero {fix.zero_stage} --recompute "
+            f"{fix.recompute}).")
 
 
 def class_table(bg: Budget) -> Table:
@@ -129,17 +169,29 @@ def waterfall_table(bg: Budget) -> Table:
 
 def run(args: argparse.Namespace) -> int:
     bg = from_args(args)
+    warning = fit_warning(bg)
+    if warning:  # exit 0: the figures are still printed, under a plain warning
+        print(warning, file=sys.stderr)
     if args.format == "json":
         write(json.dumps(bg.as_dict(), indent=2, ensure_ascii=False) + "\n")
         return 0
     fused = ", ".join(sorted(bg.fusions)) or "none"
-    lines = [f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
+    m = bg.memory
+    fit = ([f"DOES NOT FIT: {fmt.capacity(m.total)} per GPU against "
+            f"{fmt.memory(m.capacity)}; {fmt.capacity(m.overflow)} over. The times below are "
+            "what it would take if it fit.", ""] if not m.fits else [])
+    lines = fit + [f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}",
              f"step {fmt.seconds(bg.step_time_s)} at the roofline, one layer "
              f"{fmt.seconds(bg.layer_time_s)}; {fmt.count(bg.flops)}FLOP, "
              f"{fmt.capacity(bg.bytes)} moved",
              f"MFU upper bound {fmt.percent(bg.mfu_upper_bound, 3)}; "
-             f"after overheads {fmt.percent(bg.mfu_estimate, 3)}", ""]
+             f"after overheads {fmt.percent(bg.mfu_estimate, 3)}",
+             f"memory per GPU {fmt.capacity(m.total)} of {fmt.memory(m.capacity)} "
+             f"({'fits' if m.fits else 'does not fit'}): weights {fmt.capacity(m.weights)}, "
+             f"gradients {fmt.capacity(m.gradients)}, optimizer {fmt.capacity(m.optimizer)}, "
+             f"activations {fmt.capacity(m.activations)}, KV cache {fmt.capacity(m.kv_cache)}",
+             ""]
     width = text_width()
     hint = "--format json has every figure."
     lines = [part for line in lines for part in (textwrap.wrap(line, width) or [""])]

@@ -78,44 +78,93 @@ export function allreduceTime(params, gradBytesPerElement, dp, linkBw) {
   return 2 * (dp - 1) / dp * params * gradBytesPerElement / linkBw;
 }
 
-// Add each term's time in turn; the level is the ideal time over the step so far, so the drops
-// telescope to 1 - the final MFU.
+// The step takes T = ideal + the causes' times, so MFU = ideal / T; each cause loses t / T of
+// peak whatever the order, and the losses add up to 1 - MFU (as roofline.budget).
 export function waterfallTerms(ideal, times) {
-  let elapsed = ideal;
+  const total = times.reduce((s, [, t]) => s + t, ideal);
   let level = 1;
   const out = [];
   for (const [key, t] of times) {
-    elapsed += t;
-    const after = ideal / elapsed;
+    const after = level - t / total;
     out.push({ key, time: t, before: level, after });
     level = after;
   }
   return out;
 }
 
-// The numbers one state of the page shows. e: a precomputed entry ({ideal, step, launches,
-// roof: [memory, attention, gemm]}); a: {efficiency, launchS, dp, overlap}.
-export function budgetView(e, a, params, gradBytesPerElement, linkBw, phase) {
-  const ar = phase === "train" ? allreduceTime(params, gradBytesPerElement, a.dp, linkBw) : 0;
-  const terms = waterfallTerms(e.ideal, [
-    ["memory", e.roof[0]], ["attention", e.roof[1]], ["gemm", e.roof[2]],
-    ["efficiency", e.step * (1 / a.efficiency - 1)], ["launch", e.launches * a.launchS],
-    ["communication", (1 - a.overlap) * ar]]);
-  return { terms, bound: terms[2].after, mfu: terms[terms.length - 1].after, allreduce: ar };
+// Bytes per GPU of one step (as roofline.memory.step_memory): weights, gradients and AdamW
+// state (ZeRO shards them over the data-parallel GPUs), activations (Korthikanti et al. 2022:
+// s·b·h·(34 + 5·a·s/h) per layer, 34 without the scores, 2 per layer input with full
+// recomputation plus one layer alive) and the KV cache.
+export function stepMemory(P, model, phase, batch, flash, dp, zero, recompute) {
+  const m = P.models[model];
+  const M = P.memory;
+  const seq = P.seq[phase];
+  const acts = (s, scores) => s * batch * m.d * (M.k + (scores ? M.scores * m.heads * s / m.d : 0));
+  const kv = (tokens) => 2 * m.layers * m.kv_heads * m.head_dim * tokens * batch * P.b;
+  let w = m.params * P.b, g = 0, o = 0, a = 0, c = 0;
+  if (phase === "train") {
+    const n = Math.max(1, dp);
+    w /= zero >= 3 ? n : 1;
+    g = m.params * M.grad / (zero >= 2 ? n : 1);
+    o = m.params * M.adam / (zero >= 1 ? n : 1);
+    if (recompute === "full") a = 2 * seq * batch * m.d * m.layers + acts(seq, !flash);
+    else a = acts(seq, !flash && recompute === "none") * m.layers;
+  } else if (phase === "prefill") {
+    a = acts(seq, !flash);
+    c = kv(seq);
+  } else {
+    a = acts(1, false);
+    c = kv(seq);
+  }
+  const total = w + g + o + a + c;
+  return { weights: w, gradients: g, optimizer: o, activations: a, kv_cache: c, total,
+           capacity: P.hbm, fits: total <= P.hbm, overflow: Math.max(0, total - P.hbm) };
 }
 
-const COLORS = { loss: "#d1352b", bound: "#2f7fd8", mfu: "#2e9e48", peak: "#7a8290" };
+// The numbers one state of the page shows. e: a precomputed entry ({ideal, step, launches,
+// roof: [memory, attention, gemm], fwd: [full, selective]}); st: {model, phase, batch, mask,
+// efficiency, launch_s, dp, overlap, zero, recompute}.
+export function budgetView(P, e, st) {
+  const train = st.phase === "train";
+  const linkBw = P.link ? P.link.bw : 0;
+  const ar = train ? allreduceTime(P.models[st.model].params, P.grad_bytes_per_element, st.dp,
+                                   linkBw) : 0;
+  const recompute = train ? st.recompute : "none";
+  const rec = { none: 0, full: e.fwd[0], selective: e.fwd[1] }[recompute];
+  const terms = waterfallTerms(e.ideal, [
+    ["memory", e.roof[0]], ["attention", e.roof[1]], ["gemm", e.roof[2]],
+    ["efficiency", e.step * (1 / st.efficiency - 1)], ["launch", e.launches * st.launch_s],
+    ["communication", (1 - st.overlap) * ar], ["recompute", rec / st.efficiency]]);
+  const flash = ((st.mask >> P.fusions.indexOf("flash")) & 1) === 1;
+  const mem = (zero, rc) => stepMemory(P, st.model, st.phase, st.batch, flash,
+                                       train ? st.dp : 1, zero, rc);
+  const memory = mem(train ? st.zero : 0, recompute);
+  let fix = null;
+  if (!memory.fits && train) {
+    search: for (const rc of P.recompute) {
+      for (const z of P.zero) {
+        if (mem(z, rc).fits) { fix = { zero: z, recompute: rc }; break search; }
+      }
+    }
+  }
+  return { terms, bound: e.ideal / e.step, mfu: terms[terms.length - 1].after, allreduce: ar,
+           memory, fits: memory.fits, fix };
+}
 
-// Horizontal waterfall rows in percent: peak, each drop, the bound, the final MFU.
+const COLORS = { loss: "#d1352b", mfu: "#2e9e48", peak: "#7a8290" };
+
+// Horizontal waterfall rows in percent: peak, each cause's loss, the final MFU; a step that
+// does not fit in memory gets empty bars and says so.
 export function waterfallBars(v, rows, labels) {
   const terms = Object.fromEntries(v.terms.map((t) => [t.key, t]));
   const out = { row: [], left: [], right: [], color: [], text: [], tx: [], align: [], dx: [] };
   for (const key of rows) {
     let lo, hi, color, text;
-    if (key === "peak") {
+    if (!v.fits) {
+      [lo, hi, color, text] = [0, 0, COLORS.peak, key === "mfu" ? "does not fit" : ""];
+    } else if (key === "peak") {
       [lo, hi, color, text] = [0, 100, COLORS.peak, "100%"];
-    } else if (key === "bound") {
-      [lo, hi, color, text] = [0, v.bound * 100, COLORS.bound, percent(v.bound, 3)];
     } else if (key === "mfu") {
       [lo, hi, color, text] = [0, v.mfu * 100, COLORS.mfu, percent(v.mfu, 3)];
     } else {
@@ -139,6 +188,7 @@ export function waterfallBars(v, rows, labels) {
 }
 
 export function waterfallText(v, labels) {
+  if (!v.fits) return "Does not fit in memory: no time budget.";
   const lines = ["From 100% of peak:"];
   for (const t of v.terms) {
     lines.push(`${labels[t.key]}: −${num((t.before - t.after) * 100, 3)} pt (${seconds(t.time)})`);
@@ -147,12 +197,41 @@ export function waterfallText(v, labels) {
   return lines.join("\n");
 }
 
+const RECOMPUTE_WORDS = { none: "no recomputation", selective: "selective recomputation",
+                         full: "full recomputation" };
+
+function fixText(v, phase) {
+  const m = v.memory;
+  if (phase !== "train") {
+    if (m.weights > m.capacity) {
+      return `The weights alone are ${capacity(m.weights)}: they need tensor parallelism over ` +
+        "more GPUs.";
+    }
+    return `The KV cache is ${capacity(m.kv_cache)}: a smaller batch or a shorter context ` +
+      "would fit.";
+  }
+  if (!v.fix) {
+    return "No ZeRO stage or recomputation fits it on these GPUs: it needs more GPUs or model " +
+      "parallelism.";
+  }
+  const words = RECOMPUTE_WORDS[v.fix.recompute];
+  return v.fix.zero ? `ZeRO-${v.fix.zero} with ${words} would fit.`
+    : `${words[0].toUpperCase()}${words.slice(1)} would fit.`;
+}
+
 export function readoutText(P, e, v, model, phase, batch) {
+  const m = v.memory;
+  const what = `${P.models[model].name}, ${phase}, batch ${batch} × ${P.seq[phase]} on ` +
+    `${P.hardware} (${P.precision_label})`;
+  if (!v.fits) {
+    return `Does not fit: ${what} needs ${capacity(m.total)} per GPU, ` +
+      `${capacity(m.overflow)} more than its ${P.hbm_label} of HBM. ${fixText(v, phase)} ` +
+      "No time is shown for a step that cannot run.";
+  }
   const saved = e.saved.reduce((s, x) => s + x, 0);
-  return `${P.models[model].name}, ${phase}, batch ${batch} × ${P.seq[phase]} on ${P.hardware} ` +
-    `(${P.precision_label}): MFU upper bound ${percent(v.bound, 3)}, after overheads ` +
+  return `${what}: MFU upper bound ${percent(v.bound, 3)}, after overheads ` +
     `${percent(v.mfu, 3)}. Step ${seconds(e.step)} at the roofline; fusions keep ` +
-    `${capacity(saved)} off HBM per step.`;
+    `${capacity(saved)} off HBM per step. Memory ${capacity(m.total)} per GPU of ${P.hbm_label}.`;
 }
 
 // ---------------------------------------------------------------- URL state (untrusted input)
@@ -182,7 +261,7 @@ export function clampNumber(value, lo, hi) {
   return Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : null;
 }
 
-const KEYS = ["model", "phase", "batch", "fuse", "eff", "launch", "dp", "overlap"];
+const KEYS = ["model", "phase", "batch", "fuse", "eff", "launch", "dp", "overlap", "zero", "rec"];
 
 // State from ?query and #hash (the hash wins): known ids only, numbers clamped to limits.
 // known = {models: [...], phases: [...], batches: {phase: [...]}, fusions: [...], limits}.
@@ -204,6 +283,8 @@ export function parseState(search, hash, known) {
   if (dp !== null) st.dp = Math.round(dp);
   const overlap = clampNumber(raw.overlap, L.overlap[0], L.overlap[1]);
   if (overlap !== null) st.overlap = overlap;
+  if (["0", "1", "2", "3"].includes(raw.zero)) st.zero = Number(raw.zero);
+  if (["none", "selective", "full"].includes(raw.rec)) st.rec = raw.rec;
   return st;
 }
 
@@ -213,7 +294,8 @@ export function stateQuery(search, st) {
   const pairs = keep.concat([["model", st.model], ["phase", st.phase], ["batch", String(st.batch)],
                              ["fuse", st.fuse.join(",")], ["eff", String(sig(st.eff, 4))],
                              ["launch", String(sig(st.launch, 4))], ["dp", String(st.dp)],
-                             ["overlap", String(sig(st.overlap, 4))]]);
+                             ["overlap", String(sig(st.overlap, 4))]]
+    .concat(st.zero !== undefined ? [["zero", String(st.zero)], ["rec", st.rec]] : []));
   return "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join("&");
 }
@@ -294,8 +376,8 @@ export default function (args, obj) {
 
 function update(args, obj) {
   const P = args.payload;
-  const { model, phase, batch, fusions, efficiency, launch, dp, overlap } = args;
-  const widgets = [model, phase, batch, fusions, efficiency, launch, dp, overlap];
+  const { model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute } = args;
+  const widgets = [model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute];
   const user = widgets.includes(obj);
   const L = P.limits;
 
@@ -313,6 +395,8 @@ function update(args, obj) {
     if (st.launch !== undefined) launch.value = st.launch;
     if (st.dp !== undefined) dp.value = String(nearestOption(P.dp_options, st.dp));
     if (st.overlap !== undefined) overlap.value = st.overlap;
+    if (st.zero !== undefined) zero.value = String(st.zero);
+    if (st.rec !== undefined) recompute.value = st.rec;
   }
 
   const ph = P.phases.includes(phase.value) ? phase.value : "train";
@@ -320,30 +404,33 @@ function update(args, obj) {
   if (JSON.stringify(batch.options) !== JSON.stringify(options)) batch.options = options;
   if (!options.includes(batch.value)) batch.value = options[Math.min(1, options.length - 1)];
   batch.title = `Batch (× ${P.seq[ph].toLocaleString("en-US")} tokens)`;
-  dp.disabled = ph !== "train";
-  overlap.disabled = ph !== "train";
+  for (const w of [dp, overlap, zero, recompute]) w.disabled = ph !== "train";
 
-  const a = {
+  const mask = maskOf(fusions.active);
+  const st = {
+    model: model.value, phase: ph, batch: Number(batch.value), mask,
     efficiency: clampWidget(efficiency, L.efficiency[0], L.efficiency[1], false),
-    launchS: clampWidget(launch, L.launch_us[0], L.launch_us[1], false) * 1e-6,
+    launch_s: clampWidget(launch, L.launch_us[0], L.launch_us[1], false) * 1e-6,
     dp: P.dp_options.includes(Number(dp.value)) ? Number(dp.value) : P.dp_options[0],
     overlap: clampWidget(overlap, L.overlap[0], L.overlap[1], false),
+    zero: P.zero.includes(Number(zero.value)) ? Number(zero.value) : 0,
+    recompute: P.recompute.includes(recompute.value) ? recompute.value : "none",
   };
   const key = `${model.value}|${ph}|${batch.value}`;
   const row = P.combos[key];
-  if (!row) return;
-  const e = row[maskOf(fusions.active)];
+  if (!row || !P.models[model.value]) return;
+  const e = row[mask];
   const base = row[0];
-  const v = budgetView(e, a, P.models[model.value].params, P.grad_bytes_per_element,
-                       P.link ? P.link.bw : 0, ph);
+  const v = budgetView(P, e, st);
 
   args.waterfall.data = waterfallBars(v, P.rows, P.labels);
-  const ms = e.classes.map((t) => t * 1e3);
-  const ghost = base.classes.map((t) => t * 1e3);
+  // A step that does not fit in memory shows no time.
+  const ms = e.classes.map((t) => (v.fits ? t * 1e3 : 0));
+  const ghost = base.classes.map((t) => (v.fits ? t * 1e3 : 0));
   args.classes.data = {
     cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
     tx: ms.map((x, i) => Math.max(x, ghost[i])),
-    text: e.classes.map((t) => (t ? seconds(t) : "—")),
+    text: e.classes.map((t) => (t && v.fits ? seconds(t) : "—")),
   };
   const right = e.x.map((x) => x > P.peak / P.bw);
   args.points.data = {
@@ -357,6 +444,7 @@ function update(args, obj) {
   if (user && P.url) {
     writeURL({ model: model.value, phase: ph, batch: Number(batch.value),
                fuse: fusions.active.slice().sort().map((i) => P.fusions[i]),
-               eff: a.efficiency, launch: a.launchS * 1e6, dp: a.dp, overlap: a.overlap });
+               eff: st.efficiency, launch: st.launch_s * 1e6, dp: st.dp, overlap: st.overlap,
+               zero: st.zero, rec: st.recompute });
   }
 }
