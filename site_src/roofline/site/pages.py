@@ -193,7 +193,8 @@ def short_name(name: str) -> str:
     return name.split(" (")[0]
 
 
-def _ridge_chart(ctx: Context) -> str:
+def ridge_charts(ctx: Context):
+    """The hardware page's chart, wide and narrow (LogLogChart values), and its description."""
     accs = [a for a in ctx.catalog if "bf16" in a.peaks]
     bws = [a.hbm_bandwidth_bytes_per_s / 1e12 for a in accs]
     ridges = [a.ridge_flops_per_byte("bf16") for a in accs]
@@ -212,17 +213,22 @@ def _ridge_chart(ctx: Context) -> str:
             points=[svgchart.Point(b, r, short_name(a.name), title=f"{a.name}: "
                                    f"{fmt.bandwidth(a.hbm_bandwidth_bytes_per_s)}, ridge "
                                    f"{fmt.num(r, 3)}") for a, b, r in zip(accs, bws, ridges)])
-    wide = chart(760, 440, 13).svg(title="BF16 ridge against HBM bandwidth, every accelerator",
-                                   desc=desc, uid="rl-ridge-bw")
-    narrow = chart(380, 420, 11).svg(title="BF16 ridge against HBM bandwidth", desc=desc,
-                                     uid="rl-ridge-bw-n")
+    return chart(760, 440, 13), chart(380, 420, 11), desc
+
+
+def _ridge_chart(ctx: Context) -> str:
+    w, n, desc = ridge_charts(ctx)
+    wide = w.svg(title="BF16 ridge against HBM bandwidth, every accelerator", desc=desc,
+                 uid="rl-ridge-bw")
+    narrow = n.svg(title="BF16 ridge against HBM bandwidth", desc=desc, uid="rl-ridge-bw-n")
     cap = ("Where each chip's ridge sits: an op needs at least this many FLOPs per byte of HBM "
            "traffic to be compute-bound in bf16. Faster memory lowers the bar; faster tensor "
            "cores raise it.")
     return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
 
 
-def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
+def zoo_charts(ctx: Context, points, labels: list[str]):
+    """The op zoo's mini-roofline, wide and narrow (LogLogChart values), and its description."""
     acc = ctx.hw(LESSON_HW)
     peak = acc.peak_flops_per_s(LESSON_PRECISION) / 1e12
     bw = acc.hbm_bandwidth_bytes_per_s / 1e12
@@ -246,9 +252,15 @@ def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
                                    str(n), "rl-mem" if p.bound == "memory" else "rl-comp",
                                    title=lab)
                     for n, (lab, p) in enumerate(zip(labels, points), 1)])
+    return chart(760, 400, 13), chart(380, 380, 11), desc
+
+
+def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
+    acc = ctx.hw(LESSON_HW)
+    w, n, desc = zoo_charts(ctx, points, labels)
     title = f"The lesson's ops on the {acc.name} roofline, {LESSON_PRECISION}"
-    wide = chart(760, 400, 13).svg(title=title, desc=desc, uid="rl-zoo-roof")
-    narrow = chart(380, 380, 11).svg(title=title, desc=desc, uid="rl-zoo-roof-n")
+    wide = w.svg(title=title, desc=desc, uid="rl-zoo-roof")
+    narrow = n.svg(title=title, desc=desc, uid="rl-zoo-roof-n")
     key = " · ".join(f"<b>{n}</b> {html.escape(lab)}" for n, lab in enumerate(labels, 1))
     cap = (f"The lesson's ops on the {html.escape(acc.name)} in {LESSON_PRECISION} (ridge ≈ "
            f"{fmt.num(acc.ridge_flops_per_byte(LESSON_PRECISION))} FLOP/byte): {key}.")

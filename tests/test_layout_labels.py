@@ -1,0 +1,76 @@
+"""Layout gate, plot labels in every widget state: the roofline widget's scene (plot/scene.py,
+the same layout roofline.mjs draws every frame from, pinned to it by scene_cases.json) is
+walked over every hardware × precision × extra-ceiling set × vector toggle, at a desktop and
+a phone frame; no two shown label boxes may overlap and none may leave the frame. Presets
+only move the marker (overlay level), so they do not change the label layout. The static
+SVG charts are checked on the rendered pages by tests/test_layout_browser.py (labels)."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.catalog import default_catalog
+from roofline.ops import default_zoo
+from roofline.plot import scene, widget
+from roofline.render.svgchart import Box, boxes_collide
+
+CEILING_SETS = ((), ("l2",), ("sram",), ("sram", "l2", "host"))
+FRAMES = ((640, 330), (330, 330))
+
+
+def label_problems(states=None) -> tuple[list[str], int]:
+    """(problems, scenes walked) over every widget state (or the given ones)."""
+    cat, zoo = default_catalog(), default_zoo()
+    if states is None:
+        states = [(a.id, p, c) for a in cat for p in a.peaks for c in CEILING_SETS]
+    problems, n = [], 0
+    for hw, prec, ceilings in states:
+        data = widget.payload(widget.Options(hardware=hw, precision=prec, ceilings=ceilings),
+                              cat, zoo)
+        for vector in (False, True):
+            st = {"hardware": hw, "precision": prec, "vector": vector}
+            for frame in FRAMES:
+                n += 1
+                shown = [lab for lab in scene.scene(data, st, frame)["labels"] if lab["shown"]]
+                boxes = [Box(*lab["box"]) for lab in shown]
+                for i, j in boxes_collide(boxes, Box(0, 0, *frame)):
+                    other = shown[j]["text"] if j >= 0 else "the frame's edge"
+                    problems.append(f"{hw} {prec} ceilings={list(ceilings)} vector={vector} "
+                                    f"{frame}: '{shown[i]['text']}' meets {other}")
+    return problems, n
+
+
+def test_no_widget_label_collides_or_leaves_the_frame_in_any_state():
+    problems, n = label_problems()
+    assert n >= 800
+    assert problems == [], f"{len(problems)} of {n} scenes:\n" + "\n".join(problems[:20])
+
+
+def test_seeded_collision_is_reported(monkeypatch):
+    # A layout that ignores what it has placed puts labels on top of each other.
+    monkeypatch.setattr(scene, "overlaps", lambda a, b, pad=1: False)
+    problems, _ = label_problems([("h100-sxm", "bf16", ("sram", "l2", "host"))])
+    assert any("meets" in p for p in problems)
+
+
+def test_box_checker_reports_overlap_and_clipping():
+    frame = Box(0, 0, 100, 50)
+    assert boxes_collide([Box(0, 0, 40, 10), Box(30, 5, 60, 15)], frame) == [(0, 1)]
+    assert boxes_collide([Box(90, 0, 120, 10)], frame) == [(0, -1)]
+    assert boxes_collide([Box(0, 0, 40, 10), Box(41, 0, 60, 10)], frame) == []
+
+
+def test_static_chart_labels_never_collide():
+    """The build-time charts (render/svgchart.py) as the hardware and op-zoo pages draw them,
+    wide and narrow: their placed labels, roof labels included, overlap nothing and stay in
+    the frame. (Chromium re-checks the drawn text boxes on every page: test_layout_browser.)"""
+    from roofline.site import pages
+    from roofline.site.context import LESSON_HW, LESSON_PRECISION, load_context
+    ctx = load_context()
+    pts = ctx.points(LESSON_HW, LESSON_PRECISION)
+    labels = [ctx.zoo.presets[p.name].label for p in pts]
+    charts = [*pages.ridge_charts(ctx)[:2], *pages.zoo_charts(ctx, pts, labels)[:2]]
+    for chart in charts:
+        boxes = [b for _, b, *_ in chart.place_labels()] + [b for _, b, _, _ in chart.line_labels()]
+        assert len(boxes) >= 9
+        assert boxes_collide(boxes, chart.frame) == [], chart.width
