@@ -1,0 +1,171 @@
+"""Every snippet on docs/use-in-your-docs.md runs as written (so the page cannot drift), and the
+fence runs through the superfences formatter path that Zensical uses."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+from sitecheck import CDNS
+
+PAGE = ROOT / "docs" / "use-in-your-docs.md"
+
+
+def snippet(title: str) -> str:
+    """The body of the code block titled `title` on docs/use-in-your-docs.md."""
+    text = PAGE.read_text(encoding="utf-8")
+    found = re.search(r'^(`{3,})\w* title="' + re.escape(title) + r'"\n(.*?)\n\1$', text,
+                      flags=re.S | re.M)
+    assert found, f"no code block titled {title!r} in {PAGE.name}"
+    return found.group(2) + "\n"
+
+
+def test_every_snippet_on_the_page_is_tested():
+    titles = re.findall(r'^`{3,}\w* title="([^"]+)"', PAGE.read_text("utf-8"), flags=re.M)
+    tested = {"install", "mkdocs.yml", "docs/index.md", "conf.py", "index.rst",
+              "roofline.md (MyST)", "notebook cell", "write one plot", "page.html",
+              "copy BokehJS and the loader into the docs folder", "mkdocs.yml (Zensical)"}
+    assert set(titles) == tested, set(titles) ^ tested
+    assert not [c for c in CDNS if c in PAGE.read_text("utf-8")]
+
+
+def test_install_snippet_names_this_package_and_its_extra():
+    lines = [shlex.split(line.split("#")[0]) for line in snippet("install").splitlines()]
+    assert lines[0] == ["pip", "install", "./roofline-lesson"]
+    assert lines[1] == ["pip", "install", "./roofline-lesson[sphinx]"]
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert project["name"] == "roofline-lesson" and "sphinx" in project["optional-dependencies"]
+
+
+def test_mkdocs_snippets_build(tmp_path, monkeypatch):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(snippet("mkdocs.yml"), encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(snippet("docs/index.md"), encoding="utf-8")
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    build(load_config(str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "site"),
+                      strict=True))
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert html.count('class="roofline-block"') == 1 and "NVIDIA A100 SXM4 80GB" in html
+
+
+def test_sphinx_snippets_build_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("myst_parser", reason="install the [sphinx] extra")
+    from test_sphinx import sphinx_build
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(snippet("conf.py"), encoding="utf-8")
+    rst = snippet("index.rst")
+    (src / "index.rst").write_text(rst + "\n.. toctree::\n\n   roofline\n", encoding="utf-8")
+    (src / "roofline.md").write_text(snippet("roofline.md (MyST)"), encoding="utf-8")
+    status, log = sphinx_build(src, tmp_path / "html")
+    assert status == 0, log
+    assert (tmp_path / "html" / "index.html").read_text("utf-8").count("roofline-block\"") == 2
+    assert (tmp_path / "html" / "roofline.html").read_text("utf-8").count("roofline-block\"") == 2
+    # The error the page quotes is the one a misspelt option gives, at the option's line.
+    (src / "index.rst").write_text(rst.replace(":precision:", ":precison:"), encoding="utf-8")
+    status, log = sphinx_build(src, tmp_path / "bad")
+    assert status != 0
+    assert re.search(r"index\.rst:6: ERROR: roofline directive: option 'precison': unknown "
+                     r"option \(valid: ", log), log
+    assert "index.rst:6: ERROR: roofline directive: option 'precison'" in \
+        PAGE.read_text("utf-8")
+
+
+def test_notebook_snippet_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cell = snippet("notebook cell")
+    *body, last = cell.strip().splitlines()
+    scope: dict = {}
+    exec("\n".join(body), scope)  # noqa: S102 - the documented cell
+    value = eval(last, scope)  # noqa: S307 - the cell's value, which Jupyter displays
+    bundle = value._repr_mimebundle_()
+    assert bundle["text/html"].count('class="roofline-block"') == 1
+    saved = (tmp_path / "roofline-a100.html").read_text("utf-8")
+    assert saved.count('class="roofline-block"') == 1 and "<script src=" not in saved
+
+
+def test_plain_html_snippets_work(tmp_path, monkeypatch):
+    from roofline.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    command = shlex.split(snippet("write one plot"))
+    assert command[0] == "roofline"
+    assert main(command[1:]) == 0
+    (tmp_path / "page.html").write_text(snippet("page.html"), encoding="utf-8")
+    src = re.search(r'<iframe src="([^"]+)"', snippet("page.html")).group(1)
+    html = (tmp_path / src).read_text(encoding="utf-8")
+    assert html.count('class="roofline-block"') == 1 and "NVIDIA A100 SXM4 80GB" in html
+
+
+# ---------------------------------------------------------------- Zensical's formatter path
+
+def _zensical_site(tmp_path: Path) -> Path:
+    from roofline.cli import main
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(snippet("mkdocs.yml (Zensical)"), encoding="utf-8")
+    (tmp_path / "docs" / "index.md").write_text(snippet("docs/index.md"), encoding="utf-8")
+    command = shlex.split(snippet("copy BokehJS and the loader into the docs folder"))
+    out = command.index("--out") + 1
+    command[out] = str(tmp_path / command[out])
+    assert main(command[1:]) == 0
+    return tmp_path
+
+
+def _check_zensical_output(site: Path, html: str) -> None:
+    assert html.count('class="roofline-block"') == 1 and "NVIDIA A100 SXM4 80GB" in html
+    config = yaml.load((site / "mkdocs.yml").read_text("utf-8"), Loader=yaml.Loader)  # noqa: S506
+    loader = site / "docs" / config["extra_javascript"][0]
+    assert loader.exists()
+    from roofline.plot import assets
+    for a in assets.bokeh_assets():
+        assert (loader.parent / a.name).exists(), a.name
+
+
+def test_zensical_config_runs_the_fence_through_plain_python_markdown(tmp_path):
+    """The same formatter path Zensical takes, without Zensical: mkdocs.yml read with a
+    Python-tag-aware YAML loader, its superfences config handed to Python-Markdown."""
+    import markdown
+
+    site = _zensical_site(tmp_path)
+    config = yaml.load((site / "mkdocs.yml").read_text("utf-8"), Loader=yaml.Loader)  # noqa: S506
+    assert "plugins" not in config
+    names, configs = [], {}
+    for ext in config["markdown_extensions"]:
+        name, cfg = next(iter(ext.items())) if isinstance(ext, dict) else (ext, {})
+        names.append(name)
+        configs[name] = cfg
+    from roofline.fences import roofline_fence
+    assert configs["pymdownx.superfences"]["custom_fences"][0]["format"] is roofline_fence
+    md = markdown.Markdown(extensions=names, extension_configs=configs)
+    _check_zensical_output(site, md.convert((site / "docs" / "index.md").read_text("utf-8")))
+    # A bad option is an error, not a silently empty block.
+    from pymdownx.superfences import SuperFencesException
+    with pytest.raises(SuperFencesException, match="precison"):
+        markdown.Markdown(extensions=names, extension_configs=configs).convert(
+            "```roofline\nprecison: bf16\n```\n")
+
+
+def test_zensical_renders_the_fence(tmp_path, monkeypatch):
+    """Zensical's own config loader and Markdown renderer (skipped only where Zensical is not
+    installed: its zensical-ui dependency is not on the index this project uses)."""
+    pytest.importorskip("zensical.markdown.render", reason="zensical is not installed")
+    from zensical.config import parse_mkdocs_config
+    from zensical.markdown.render import render
+
+    site = _zensical_site(tmp_path)
+    monkeypatch.chdir(site)
+    parse_mkdocs_config(os.fspath(site / "mkdocs.yml"))
+    out = render((site / "docs" / "index.md").read_text("utf-8"), "index.md", "/")
+    _check_zensical_output(site, out["content"])
