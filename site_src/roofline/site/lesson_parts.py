@@ -16,19 +16,22 @@ from ..render.tables import HtmlColumn, html_table, ops_table, table_html, tiers
 from .context import LESSON_HW, LESSON_PRECISION, Context
 from .markers import marker
 
+# One notation across the site: P_peak (peak FLOP/s of the precision), B_HBM (HBM bandwidth),
+# I (arithmetic intensity, the text's "AI"), I_ridge = P_peak / B_HBM. Short subscripts.
+PEAK, BW, AI = r"P_{\text{peak}}", r"B_{\text{HBM}}", "I"
 FORMULAS = {
-    "ai": r"\mathrm{AI} = \frac{\text{FLOPs}}{\text{bytes moved to and from HBM}}",
-    "time": r"\text{time} \geq \max\left(\frac{\text{FLOPs}}{\text{peak}},\ "
-            r"\frac{\text{bytes}}{\text{BW}}\right)",
-    "attainable": r"\text{attainable FLOP/s} = \min\left(\text{peak},\ \mathrm{AI} \times "
-                  r"\text{BW}\right)",
-    "ridge": r"\text{ridge} = \frac{\text{peak}}{\text{BW}}",
+    "ai": rf"{AI} = \frac{{\text{{FLOPs}}}}{{\text{{bytes moved to and from HBM}}}}",
+    "time": rf"t \geq \max\left(\frac{{\text{{FLOPs}}}}{{{PEAK}}},\ "
+            rf"\frac{{\text{{bytes}}}}{{{BW}}}\right)",
+    "attainable": rf"P({AI}) = \min\left({PEAK},\ {AI} \times {BW}\right)",
+    "ridge": rf"{AI}_{{\text{{ridge}}}} = \frac{{{PEAK}}}{{{BW}}}",
 }
 FORMULA_LABELS = {
-    "ai": "AI equals FLOPs divided by bytes moved to and from HBM",
-    "time": "time is at least the larger of FLOPs over peak and bytes over bandwidth",
-    "attainable": "attainable FLOP/s equals the smaller of peak and AI times bandwidth",
-    "ridge": "ridge equals peak divided by bandwidth",
+    "ai": "I, the arithmetic intensity, equals FLOPs divided by bytes moved to and from HBM",
+    "time": "time t is at least the larger of FLOPs over P peak and bytes over B HBM",
+    "attainable": "attainable FLOP/s at intensity I equals the smaller of P peak and I times "
+                  "B HBM",
+    "ridge": "I ridge equals P peak divided by B HBM",
 }
 
 
@@ -46,7 +49,12 @@ def _tex_num(text: str) -> str:
 def formula(ctx: Context, *, name: str) -> str:
     if name not in FORMULAS:
         raise RooflineError(f"unknown formula {name!r}", field="name", valid=list(FORMULAS))
-    return mathml(FORMULAS[name], FORMULA_LABELS[name])
+    out = mathml(FORMULAS[name], FORMULA_LABELS[name])
+    if name == "ai":  # the notation, said once where it starts
+        out += ('\n<p class="rl-figure-note"><i>I</i> is the arithmetic intensity (AI in the '
+                "text); below, <i>P</i><sub>peak</sub> is the chip's peak FLOP/s at the "
+                "precision and <i>B</i><sub>HBM</sub> its HBM bandwidth.</p>\n")
+    return out
 
 
 @marker("ridge_example", block=True)
@@ -56,7 +64,7 @@ def ridge_example(ctx: Context, *, hw: str = LESSON_HW,
     acc = ctx.hw(hw)
     peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
     r = acc.ridge_flops_per_byte(precision)
-    latex = (rf"\text{{ridge}}_{{\text{{{acc.name.split(' (')[0]}, {precision}}}}} = "
+    latex = (rf"{AI}_{{\text{{ridge}}}} = "
              rf"\frac{{{_tex_num(fmt.num(peak / 1e12))}\ \text{{TFLOP/s}}}}"
              rf"{{{_tex_num(fmt.num(bw / 1e12))}\ \text{{TB/s}}}} \approx "
              rf"{_tex_num(fmt.num(r))}\ \text{{FLOP/byte}}")
