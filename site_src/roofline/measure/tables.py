@@ -105,9 +105,11 @@ def machine_table(doc: dict) -> Table:
             ("GPU", m.get("gpu") or "none used"),
             ("BLAS", " ".join(str(build[k]) for k in ("name", "version") if k in build)
              if isinstance(build, dict) and build else str(build or "unknown")),
+            # A reader of a measurement can't act on the runner's install hint (#14).
             ("BLAS threads", ", ".join(f"{p['internal_api']} {p['num_threads']}"
                                        for p in threads) if isinstance(threads, list)
-             else str(threads)),
+             else "not recorded (threadpoolctl was not installed where this ran)"
+             if str(threads).startswith("not installed") else str(threads)),
             ("Load average at start", ", ".join(f"{x:.2f}" for x in m["load_average"])
              if m.get("load_average") else "unknown"),
             ("Versions", ", ".join(f"{k} {val}" for k, val in v.items() if val))]
