@@ -147,11 +147,11 @@ def test_budget_table_fence_is_the_model():
 ])
 def test_budget_fence_errors_name_the_key(body, key):
     from pymdownx.superfences import SuperFencesException
-    with pytest.raises(SuperFencesException, match=f"roofline-budget fence: key '{key}'"):
+    with pytest.raises(SuperFencesException, match=f"roofline-budget fence: option '{key}'"):
         _md(f"```roofline-budget\n{body}\n```\n")
 
 
 def test_budget_table_fence_rejects_unknown_table():
     from pymdownx.superfences import SuperFencesException
-    with pytest.raises(SuperFencesException, match="key 'table': unknown table 'all'"):
+    with pytest.raises(SuperFencesException, match="option 'table': unknown table 'all'"):
         _md("```roofline-budget-table\ntable: all\n```\n")

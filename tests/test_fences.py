@@ -63,7 +63,7 @@ def test_bad_option_names_page_line_and_key(body, key, line, words):
     with pytest.raises(SuperFencesException) as err:
         render(fence(body))
     message = str(err.value)
-    assert message.startswith(f"notes/page.md:{line}: ```roofline fence: key '{key}'"), message
+    assert message.startswith(f"notes/page.md:{line}: ```roofline fence: option '{key}'"), message
     assert words in message
     assert "\n" not in message
 
@@ -74,5 +74,104 @@ def test_bad_yaml_is_named():
 
 
 def test_without_a_page_the_message_still_names_the_key():
-    with pytest.raises(SuperFencesException, match=r"^```roofline fence: key 'hardware'"):
+    with pytest.raises(SuperFencesException, match=r"^```roofline fence: option 'hardware'"):
         render(fence("hardware: h1000"), page=None)
+
+
+# ---------------------------------------------------------------- the one adapter
+
+def test_a_bokeh_exception_inside_a_fence_is_one_line_naming_page_and_line(monkeypatch, caplog):
+    """Superfences swallows any exception but its own: one from Bokeh (or a bug) must still
+    fail the page, in one line, with the traceback only at DEBUG (`mkdocs build -v`)."""
+    import logging
+
+    from bokeh.models import InlineStyleSheet
+
+    from roofline.plot import measured
+
+    # The bug this guards: one stylesheet model shared by two documents (Bokeh refuses).
+    shared = InlineStyleSheet(css="")
+    monkeypatch.setattr(measured, "InlineStyleSheet", lambda **kwargs: shared)
+    monkeypatch.setenv("ROOFLINE_CACHE", "0")
+    body = "measurement: measurement-build-machine.json"
+    assert 'class="roofline-block"' in render(fence(body))
+    with caplog.at_level(logging.DEBUG, logger="mkdocs.plugins.roofline"):
+        with pytest.raises(SuperFencesException) as err:
+            render(fence(body))
+    message = str(err.value)
+    assert message.startswith("notes/page.md:5: ```roofline fence: RuntimeError: "), message
+    assert "document" in message and "\n" not in message and "option '" not in message
+    debug = [r for r in caplog.records if r.levelno == logging.DEBUG and r.exc_info]
+    assert debug and "Traceback" in caplog.text and "RuntimeError" in caplog.text
+    assert not [r for r in caplog.records if r.levelno > logging.DEBUG]
+
+
+@pytest.mark.parametrize("kind, target, body", [
+    ("roofline", "roofline.plot.widget:_build", "ai: 2"),
+    ("roofline-measurement", "roofline.plot.measured:summary_text",
+     "file: measurement-build-machine.json\nshow: summary"),
+    ("roofline-budget", "roofline.plot.budget:figure", "model: llama-2-7b"),
+    ("roofline-budget-table", "roofline.plot.budget:summary_table", "table: configs"),
+])
+def test_any_exception_in_any_fence_fails_with_page_and_line(kind, target, body, monkeypatch):
+    import importlib
+    module, _, name = target.partition(":")
+
+    def broken(*args, **kwargs):
+        raise KeyError("missing-model")
+
+    monkeypatch.setattr(importlib.import_module(module), name, broken)
+    monkeypatch.setenv("ROOFLINE_CACHE", "0")
+    with pytest.raises(SuperFencesException) as err:
+        render(f"# T\n\n```{kind}\n{body}\n```\n")
+    assert str(err.value).startswith(f"notes/page.md:3: ```{kind} fence: KeyError: "
+                                     "'missing-model'"), str(err.value)
+
+
+def test_fence_error_is_also_an_mkdocs_build_error():
+    """MkDocs prints a BuildError as its one line, with no traceback."""
+    from mkdocs.exceptions import BuildError
+    with pytest.raises(BuildError):
+        render(fence("hardware: h1000"))
+
+
+def test_render_widget_is_the_fence_without_yaml():
+    body = "hardware: a100-sxm-80gb\nops: [rmsnorm, gemm-train]\nai: 2"
+    html = fences.render_widget("roofline", {"hardware": "a100-sxm-80gb",
+                                             "ops": ["rmsnorm", "gemm-train"], "ai": 2},
+                                where="docs/page.rst:12")
+    assert html == fences.FENCES["roofline"](body, "roofline", "roofline", {}, None)
+
+
+@pytest.mark.parametrize("kind, options, option, words", [
+    ("roofline", {"ai": 1e9}, "ai", "ai must be a number from 0.01 to 10000"),
+    ("roofline", {"colour": "red"}, "colour", "unknown option (valid: hardware, precision"),
+    ("roofline", {"ops": ["nope"]}, "ops", "unknown op 'nope' (valid: "),
+    ("roofline-measurement", {"show": "ops"}, "file", "missing"),
+    ("roofline-budget", {"model": "gpt"}, "model", "unknown model 'gpt'"),
+    ("roofline-budget-table", {"table": "all"}, "table", "unknown table 'all'"),
+    ("roofline-nope", {}, "", "unknown widget kind 'roofline-nope'"),
+])
+def test_render_widget_errors_name_where_and_option(kind, options, option, words):
+    from roofline.errors import RooflineError, WidgetOptionError
+    with pytest.raises(WidgetOptionError) as err:
+        fences.render_widget(kind, options, where="docs/page.rst:12")
+    exc = err.value
+    assert isinstance(exc, RooflineError)
+    assert exc.where == "docs/page.rst:12" and exc.option == option
+    prefix = "docs/page.rst:12: " + (f"option '{option}': " if option else "")
+    assert str(exc).startswith(prefix + words), str(exc)
+    assert "\n" not in str(exc)
+
+
+def test_fence_inside_an_admonition_still_names_its_line():
+    text = ('# T\n\n!!! note\n\n    ```roofline\n    hardware: h100-sxm\n    ai: -1\n    ```\n')
+    md = markdown.Markdown(extensions=["admonition", "pymdownx.superfences"], extension_configs={
+        "pymdownx.superfences": {"custom_fences": fences.custom_fences()}})
+    token = fences.PAGE.set(("docs/a.md", text))
+    try:
+        with pytest.raises(SuperFencesException, match=r"^docs/a.md:7: ```roofline fence: "
+                                                        r"option 'ai'"):
+            md.convert(text)
+    finally:
+        fences.PAGE.reset(token)

@@ -25,7 +25,8 @@ from roofline.measure.runner import ceilings
 from roofline.measure.schema import schema
 from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_text
 from roofline.measure.timing import Method, Progress, time_call
-from roofline.plot.measured import overlay_data, resolve, summary_text, y_bounds
+from roofline.plot.measured import overlay_data, summary_text, y_bounds
+from roofline.widgets.measurement import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = json.loads((ROOT / "tests" / "cases" / "measure_cases.json").read_text(encoding="utf-8"))
@@ -407,7 +408,9 @@ def test_resolve_finds_package_data_and_names_where_it_looked(tmp_path):
 # ---------------------------------------------------------------- the fences
 
 def test_measurement_fence_renders_each_table():
-    from roofline.plot.measured import TABLES, measurement_fence
+    from roofline.fences import FENCES
+    from roofline.widgets.measurement import TABLES
+    measurement_fence = FENCES["roofline-measurement"]
     for show in TABLES:
         html = measurement_fence(f"file: measurement-build-machine.json\nshow: {show}\n",
                                  "roofline-measurement", "", {}, None)
@@ -418,14 +421,15 @@ def test_measurement_fence_renders_each_table():
 
 
 @pytest.mark.parametrize("body, message", [
-    ("show: ops\n", "key 'file': missing"),
+    ("show: ops\n", "option 'file': missing"),
     ("file: measurement-build-machine.json\nshow: everything\n",
-     "key 'show': unknown table 'everything'"),
-    ("file: nowhere.json\nshow: ops\n", "key 'file': nowhere.json: field 'measurement': no such"),
-    ("file: measurement-build-machine.json\nshow: ops\ncolour: red\n", "key 'colour': unknown"),
+     "option 'show': unknown table 'everything'"),
+    ("file: nowhere.json\nshow: ops\n", "option 'file': nowhere.json: field 'measurement': no such"),
+    ("file: measurement-build-machine.json\nshow: ops\ncolour: red\n", "option 'colour': unknown"),
 ])
 def test_measurement_fence_errors_are_one_clear_line(body, message):
-    from roofline.plot.measured import measurement_fence
+    from roofline.fences import FENCES
+    measurement_fence = FENCES["roofline-measurement"]
     with pytest.raises(SuperFencesException) as err:
         measurement_fence(body, "roofline-measurement", "", {}, None)
     assert message in str(err.value) and "\n" not in str(err.value)
@@ -447,5 +451,5 @@ def test_roofline_fence_rejects_a_bad_measurement_naming_its_field(tmp_path):
     bad.write_text(json.dumps(mutate(CASES["invalid"][4])), encoding="utf-8")
     with pytest.raises(SuperFencesException) as err:
         roofline_fence(f"measurement: {bad}\n", "roofline", "", {}, None)
-    assert (f"key 'measurement': {bad}: field 'stream[0].time_s.median': must be > 0"
+    assert (f"option 'measurement': {bad}: field 'stream[0].time_s.median': must be > 0"
             in str(err.value))

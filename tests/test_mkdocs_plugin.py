@@ -44,11 +44,64 @@ def test_build_is_byte_identical(plugin_site, tmp_path):
     assert (again / "index.html").read_bytes() == (plugin_site / "index.html").read_bytes()
 
 
-def test_bad_fence_fails_the_build_naming_page_line_and_key(tmp_path):
-    proc = build_site(tmp_path / "site", config=FIXTURES / "plugin-site-bad" / "mkdocs.yml")
+def test_bad_fence_fails_the_build_in_the_line_the_docs_show(tmp_path):
+    """docs/embed.md quotes the build's output for its own example with a misspelt option."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(doc_block("mkdocs.yml"), encoding="utf-8")
+    page = doc_block("docs/index.md")
+    assert "\nprecision:" in page
+    (tmp_path / "docs" / "index.md").write_text(page.replace("\nprecision:", "\nprecison:"),
+                                                encoding="utf-8")
+    proc = build_site(tmp_path / "site", config=tmp_path / "mkdocs.yml")
     assert proc.returncode != 0
-    assert "broken.md:7: ```roofline fence: key 'precison': unknown option" in proc.stderr, \
-        proc.stderr[-3000:]
+    expected = doc_block("mkdocs build: a misspelt option").strip().splitlines()
+    printed = (proc.stderr + proc.stdout).strip().splitlines()  # click echoes "Aborted" to stdout
+    assert printed[-len(expected):] == expected, printed
+    assert "Traceback" not in proc.stderr
+
+
+INJECT_HOOK = """
+from bokeh.models import InlineStyleSheet
+from roofline.plot import measured
+
+_shared = InlineStyleSheet(css="")
+
+
+def on_config(config):
+    # One stylesheet shared by every document: Bokeh raises on the second plot.
+    measured.InlineStyleSheet = lambda **kwargs: _shared
+"""
+
+
+@pytest.mark.slow
+def test_a_bokeh_exception_fails_the_build_naming_page_and_line(tmp_path):
+    """Superfences swallows foreign exceptions; ours must still fail the build, in one line,
+    with the traceback only under -v."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "inject.py").write_text(INJECT_HOOK, encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: injected\nplugins: [roofline]\nhooks: [hooks/inject.py]\n",
+        encoding="utf-8")
+    fence = "```roofline\nmeasurement: measurement-build-machine.json\n```\n"
+    (tmp_path / "docs" / "index.md").write_text(f"# A\n\n{fence}\nText.\n\n{fence}",
+                                                encoding="utf-8")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "ROOFLINE_CACHE": "0"}
+    outputs = {}
+    for flag in ("-q", "-v"):
+        proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", flag, "-f",
+                               str(tmp_path / "mkdocs.yml"), "-d", str(tmp_path / "site")],
+                              cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert proc.returncode != 0
+        outputs[flag] = proc.stdout + proc.stderr
+    line = "docs/index.md:9: ```roofline fence: RuntimeError: Models must be owned by only a"
+    assert line in outputs["-q"], outputs["-q"][-3000:]
+    assert "Traceback" not in outputs["-q"]
+    assert line in outputs["-v"] and "Traceback (most recent call last)" in outputs["-v"]
 
 
 @pytest.mark.browser

@@ -25,7 +25,19 @@ def test_figure_has_the_public_model_names():
         assert layout.select_one({"name": name}) is not None, name
     slider = layout.select_one({"name": "ai-slider"})
     assert isinstance(slider, Slider) and slider.value == pytest.approx(0.30103, abs=1e-5)
-    assert layout.select_one({"name": "verdict"}).text.startswith("Memory-bound")
+
+
+def test_python_draws_nothing_the_js_draws_every_frame():
+    """The layout is empty: every source has no rows and every text is blank until
+    roofline.mjs draws the first frame from the payload."""
+    from bokeh.models import ColumnDataSource, CustomJS, Div
+    layout = roofline.figure(ceilings=["sram"], ai=2)
+    for src in layout.select({"type": ColumnDataSource}):
+        assert all(len(v) == 0 for v in src.data.values()), src.name
+    assert all(d.text == "" for d in layout.select({"type": Div}))
+    callback = next(iter(layout.select({"type": CustomJS})))
+    assert callback.tags == ["roofline-first-frame"]
+    assert layout.document.callbacks._js_event_callbacks["document_ready"] == [callback]
 
 
 def test_initial_state_comes_from_the_model():
@@ -34,9 +46,14 @@ def test_initial_state_comes_from_the_model():
     op = roofline.default_zoo().ops(2.0, ["gemm-train"])[0]
     ai = roofline.place(op, hw, "bf16").intensity_flops_per_byte
     assert 10 ** layout.select_one({"name": "ai-slider"}).value == pytest.approx(ai, rel=1e-9)
-    assert layout.select_one({"name": "ridge"}).location == pytest.approx(
-        hw.ridge_flops_per_byte("bf16"), rel=1e-12)
-    assert "gemm-train takes ≥" in layout.select_one({"name": "readout"}).text
+    data = widget.payload(widget.Options(hardware="a100-sxm-80gb", op="gemm-train"),
+                          roofline.default_catalog(), roofline.default_zoo())
+    assert data["state"]["ai"] == pytest.approx(ai, rel=1e-12)
+    from roofline.plot import scene
+    first = scene.scene(data, data["state"], (640, 330))
+    assert first["ridge"] == pytest.approx(hw.ridge_flops_per_byte("bf16"), rel=1e-12)
+    assert scene.readout_text(data["hardware"]["a100-sxm-80gb"], "bf16", ai, "gemm-train",
+                              data["ops"]).count("gemm-train takes ≥") == 1
 
 
 def test_precision_options_follow_the_chip():
@@ -46,7 +63,7 @@ def test_precision_options_follow_the_chip():
 
 @pytest.mark.parametrize("kwargs, field", [
     ({"hardware": "h1000"}, "hardware"), ({"precision": "fp9"}, "precision"),
-    ({"ops": ["nope"]}, "op"), ({"ai": 0}, "ai"), ({"ai": 1e6}, "ai"),
+    ({"ops": ["nope"]}, "ops"), ({"ai": 0}, "ai"), ({"ai": 1e6}, "ai"),
     ({"ceilings": ["attic"]}, "ceilings"), ({"height": 10}, "height"),
     ({"ops": ["rmsnorm"], "op": "softmax"}, "op"),
 ])
@@ -85,21 +102,17 @@ def test_embed_block_is_deterministic_and_escapes_script_ends():
     assert item["root_id"] == item["doc"]["roots"][0]["id"]  # references survive renumbering
 
 
-def test_measurement_hook_is_optional():
-    """With roofline.plot.measured present its overlay is called; absent, nothing breaks."""
-    calls = []
-    try:
-        from roofline.plot import measured
-    except ImportError:
-        roofline.figure(measurement=object())
-        return
-    original = measured.add_overlay
-    try:
-        measured.add_overlay = lambda fig, m: calls.append((fig.name, m))
-        roofline.figure(measurement="m")
-    finally:
-        measured.add_overlay = original
-    assert calls == [("roofline-figure", "m")]
+def test_measurement_is_an_option_checked_before_drawing():
+    """A file name goes through the settings (a missing file names the option); a document is
+    drawn as given."""
+    from roofline.widgets.measurement import load_measurement
+    with pytest.raises(RooflineError) as err:
+        roofline.figure(measurement="no-such-measurement.json")
+    assert err.value.field == "measurement"
+    doc = load_measurement("measurement-build-machine.json")
+    for value in ("measurement-build-machine.json", doc):
+        layout = roofline.figure(measurement=value)
+        assert layout.select_one({"name": "measured-points"}) is not None
 
 
 def test_item_json_ids_are_renumbered():

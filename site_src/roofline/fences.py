@@ -1,155 +1,216 @@
-"""Superfences custom fences: ```roofline and friends, as (source, language, class_name,
-options, md, **kwargs) -> HTML formatters.
+"""Every widget host's one door: `render_widget(kind, options, where=...)`, and the superfences
+custom fences (```roofline and friends) built on it.
 
-The MkDocs plugin installs every entry of FENCES; a Zensical (or any Python-Markdown) site can
-name one directly: `format: !!python/name:roofline.fences.roofline_fence`.
+    render_widget("roofline", {"hardware": "a100-sxm-80gb", "ai": 2}, where="docs/a.rst:12")
 
-Adding a fence (other modules of this package do this): write a formatter that parses its body
-with `options(source, fence=..., allowed=...)`, turns bad values into `fail(...)`, and returns
-`roofline.plot.embed.block(layout, height_px=..., label=...)`; then add one line to FENCES
-below, through `lazy()` so bokeh is imported only when a page uses the fence:
+parses `options` with the kind's settings dataclass (roofline/widgets/, one per kind: defaults,
+schema, validation, height, payload), renders its HTML block (roofline/plot/, through the
+on-disk build cache, so an unchanged widget never imports bokeh), and turns ANY exception (ours,
+Bokeh's, a KeyError) into one `WidgetOptionError`: "where: option 'x': what is wrong", with the
+traceback logged at DEBUG on the `mkdocs.plugins.roofline` logger (`mkdocs build -v` shows it).
 
-    "roofline-budget": lazy("roofline.plot.budget", "budget_fence"),
+The fences (FENCES, installed by the MkDocs plugin; a Zensical or any Python-Markdown site can
+name one directly: `format: !!python/name:roofline.fences.roofline_fence`) parse the body as
+YAML and call render_widget; an error becomes a `FenceError`, one line naming the page, the
+option's line and the option:
 
-Errors are raised as SuperFencesException (anything else superfences swallows, leaving an empty
-block) with one line naming the page, the fence's line, the key and the bad value.
+    docs/index.md:7: ```roofline fence: option 'precison': unknown option (valid: …)
+
+FenceError is a SuperFencesException (anything else superfences swallows, leaving a plain code
+block) and an MkDocs PluginError (MkDocs prints it as one line, with no traceback).
+
+Adding a widget kind: its settings class and renderer (see roofline/widgets/base.py), then one
+line in WIDGETS below.
 """
 
 from __future__ import annotations
 
 import contextvars
 import importlib
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 from pymdownx.superfences import SuperFencesException
 
-from .errors import RooflineError
+from .errors import RooflineError, WidgetOptionError
+from .widgets.base import WidgetSettings
+from .widgets.roofline import CONTROLS_HEIGHT_PX, RooflineSettings  # noqa: F401 (re-export)
 
+try:
+    from mkdocs.exceptions import PluginError
+except ImportError:  # a Python-Markdown site without MkDocs
+    PluginError = Exception  # type: ignore[misc,assignment]
+
+log = logging.getLogger("mkdocs.plugins.roofline")
 Formatter = Callable[..., str]
 
-# Set by the MkDocs plugin while a page converts, so errors can name the page and line.
+# Set by the MkDocs plugin while a page converts: (the page's path as printed, its Markdown).
 PAGE: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
     "roofline_fence_page", default=None)
 
 
-def lazy(module: str, attr: str) -> Formatter:
-    """A formatter that imports module.attr on first use (keeps bokeh off the import path)."""
-    def formatter(*args: Any, **kwargs: Any) -> str:
-        return getattr(importlib.import_module(module), attr)(*args, **kwargs)
-    formatter.__name__ = attr
-    formatter.__qualname__ = f"lazy({module}.{attr})"
-    return formatter
+@dataclass(frozen=True)
+class WidgetKind:
+    """A widget kind: its settings class and its renderer, as "module:name" (imported on first
+    use, so bokeh is imported only when a block is actually drawn). A kind without a settings
+    class yet gets the checked option dict."""
+    render: str
+    settings: str = ""
+
+    def settings_class(self) -> type[WidgetSettings] | None:
+        return _attr(self.settings) if self.settings else None
 
 
-def _where(source: str, key: str | None) -> str:
-    """'docs/page.md:12' for the fence line (or the key's line), or '' when unknown."""
-    page = PAGE.get()
-    if page is None:
-        return ""
-    src_uri, markdown = page
-    index = markdown.find(source.strip("\n")) if source.strip() else -1
-    if index < 0:
-        return src_uri
-    line = markdown.count("\n", 0, index)  # 1-based number of the fence's opening line
-    if key is not None:
-        for offset, text in enumerate(source.strip("\n").splitlines(), start=1):
-            if text.lstrip().startswith(f"{key}:"):
-                return f"{src_uri}:{line + offset}"
-    return f"{src_uri}:{line}"
+WIDGETS: dict[str, WidgetKind] = {
+    "roofline": WidgetKind("roofline.plot.blocks:roofline_block",
+                           "roofline.widgets.roofline:RooflineSettings"),
+    "roofline-measurement": WidgetKind("roofline.plot.blocks:measurement_block",
+                                       "roofline.widgets.measurement:MeasurementTableSettings"),
+    "roofline-budget": WidgetKind("roofline.plot.budget:budget_block"),
+    "roofline-budget-table": WidgetKind("roofline.plot.budget:budget_table_block"),
+}
+ROOFLINE_OPTIONS = {o.name: o.types for o in RooflineSettings.OPTIONS}
 
 
-def fail(fence: str, source: str, message: str, key: str | None = None) -> SuperFencesException:
-    """The one error a fence raises: 'page.md:12: ```roofline: key 'ai': message'."""
-    where = _where(source, key)
-    text = f"```{fence} fence: " + (f"key '{key}': " if key else "") + message
-    return SuperFencesException(f"{where}: {text}" if where else text)
+def _attr(spec: str) -> Any:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
-def options(source: str, *, fence: str, allowed: dict[str, type | tuple[type, ...]]) -> dict:
-    """The fence body as a YAML mapping with only `allowed` keys of the allowed types."""
+# ---------------------------------------------------------------- the one door
+
+def render_widget(kind: str, options: Mapping[str, Any], *, where: str) -> str:
+    """The HTML block of widget `kind` for `options` (already parsed to a dict). Raises
+    WidgetOptionError ("where: option 'x': message", `.where`, `.option`) for any failure."""
+    try:
+        spec = WIDGETS[kind]
+    except KeyError:
+        raise WidgetOptionError(f"unknown widget kind {kind!r} (valid: {', '.join(WIDGETS)})",
+                                where=where) from None
+    cls = None
+    try:
+        cls = spec.settings_class()
+        settings: Any = (cls.from_options(options, where=where) if cls is not None
+                         else dict(options))
+        from .buildcache import cached
+        return cached(kind, settings, lambda: _attr(spec.render)(settings))
+    except WidgetOptionError as exc:
+        log.debug("%s: %s", where or kind, exc, exc_info=True)
+        raise exc.at(where) if where and not exc.where else exc
+    except RooflineError as exc:
+        log.debug("%s: %s", where or kind, exc, exc_info=True)
+        if cls is not None:
+            raise cls.option_error(exc, where=where, given=options) from None
+        field = exc.field.split(".")[0] if exc.field else ""
+        raise WidgetOptionError(exc.detail if field in options else str(exc), where=where,
+                                option=field if field in options else "",
+                                valid=exc.valid) from None
+    except Exception as exc:  # Bokeh's, a KeyError, a bug: still one line, never swallowed
+        log.debug("%s: %s widget failed", where or kind, kind, exc_info=True)
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise WidgetOptionError(f"{type(exc).__name__}{': ' + text if text else ''} "
+                                "(an internal error; -v shows the traceback)",
+                                where=where) from None
+
+
+# ---------------------------------------------------------------- the fences
+
+class FenceError(SuperFencesException, PluginError):
+    """A fence's one-line error: superfences lets it through, MkDocs prints it without a
+    traceback."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def parse(source: str) -> dict:
+    """A fence body as a dict of options (empty body: no options)."""
     try:
         data = yaml.safe_load(source) if source.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" (body line {mark.line + 1})" if mark is not None else ""
-        raise fail(fence, source, f"bad YAML{at}: {getattr(exc, 'problem', exc)}") from None
+        raise WidgetOptionError(f"bad YAML{at}: {getattr(exc, 'problem', exc)}") from None
     if data is None:
-        data = {}
+        return {}
     if not isinstance(data, dict):
-        raise fail(fence, source, f"the body must be 'key: value' lines, got {type(data).__name__}")
-    for key, value in data.items():
-        if key not in allowed:
-            raise fail(fence, source, f"unknown option (valid: {', '.join(allowed)})", str(key))
-        if isinstance(value, bool) and bool not in _types(allowed[key]):
-            raise fail(fence, source, f"expected {_type_names(allowed[key])}, got {value!r}", key)
-        if not isinstance(value, allowed[key]):
-            raise fail(fence, source, f"expected {_type_names(allowed[key])}, got {value!r}", key)
+        raise WidgetOptionError(f"the body must be 'key: value' lines, got "
+                                f"{type(data).__name__}")
     return data
 
 
-def _types(t: type | tuple[type, ...]) -> tuple[type, ...]:
-    return t if isinstance(t, tuple) else (t,)
+class _Seen:
+    """How many fences of each body the current page has rendered so far: the nth identical
+    fence is reported at the nth place it occurs (superfences renders in page order)."""
+    page: object = None
+    counts: dict[str, int] = {}
+
+    @classmethod
+    def count(cls, source: str) -> int:
+        page = PAGE.get()
+        if page is not cls.page:
+            cls.page, cls.counts = page, {}
+        cls.counts[source] = cls.counts.get(source, 0) + 1
+        return cls.counts[source]
 
 
-def _type_names(t: type | tuple[type, ...]) -> str:
-    types = _types(t)
-    if set(types) == {int, float}:
-        return "a number"
-    names = {str: "text", int: "an integer", float: "a number", list: "a list", bool: "true/false"}
-    return " or ".join(names.get(x, x.__name__) for x in types)
+def where(source: str, option: str = "", nth: int = 1) -> str:
+    """'docs/page.md:12' for the line of the `nth` fence with this body (or its option's line),
+    or '' off a page."""
+    page = PAGE.get()
+    if page is None:
+        return ""
+    path, markdown = page
+    lines = source.strip("\n").splitlines()
+    start = _find(markdown.splitlines(), [ln.strip() for ln in lines], nth) if lines else None
+    if start is None:
+        return path
+    line = start  # 1-based number of the fence's opening line (the line before the body)
+    if option:
+        for offset, text in enumerate(lines, start=1):
+            if text.lstrip().startswith(f"{option}:"):
+                return f"{path}:{line + offset}"
+    return f"{path}:{line}"
 
 
-# ---------------------------------------------------------------- ```roofline
-
-ROOFLINE_OPTIONS: dict[str, type | tuple[type, ...]] = {
-    "hardware": str, "precision": str, "ops": list, "ai": (int, float), "op": str,
-    "ceilings": list, "height": int, "url": bool,
-    "measurement": str,  # a measurement JSON: package data name or a path under docs/
-}
-CONTROLS_HEIGHT_PX = 250  # selects, slider, verdict and readout under the plot
-
-
-def roofline_fence(source: str, language: str, class_name: str, options_: dict, md: Any,
-                   **kwargs: Any) -> str:
-    """```roofline: the interactive roofline (options: see ROOFLINE_OPTIONS and docs/embed.md)."""
-    from .plot.embed import block
-    from .plot.widget import figure
-
-    opts = options(source, fence=language or "roofline", allowed=ROOFLINE_OPTIONS)
-    for key in ("ops", "ceilings"):
-        if key in opts and not all(isinstance(v, str) for v in opts[key]):
-            raise fail(language, source, f"expected a list of ids, got {opts[key]!r}", key)
-    kwargs_ = {k: v for k, v in opts.items() if k != "url"}
-    if "url" in opts:
-        kwargs_["url_state"] = opts["url"]
-    try:
-        layout = figure(**kwargs_)
-    except RooflineError as exc:
-        key = exc.field.split(".")[0] if exc.field else None
-        if key == "op" and "op" not in opts and "ops" in opts:
-            key = "ops"  # an unknown id inside the ops list
-        if key == "ceiling":
-            key = "ceilings"
-        message = exc.detail + (f" (valid: {', '.join(exc.valid)})" if exc.valid else "")
-        raise fail(language, source, message, key if key in opts else None) from None
-    height = opts.get("height", 400)
-    hw = opts.get("hardware", "h100-sxm")
-    prec = opts.get("precision", "bf16")
-    if "measurement" in opts:  # the overlay adds a file picker and a status line
-        from .plot.measured import PICKER_HEIGHT_PX
-        height += PICKER_HEIGHT_PX
-    return block(layout, height_px=height + CONTROLS_HEIGHT_PX,
-                 label=f"Interactive roofline: {hw}, {prec}")
+def _find(page: list[str], body: list[str], nth: int = 1) -> int | None:
+    """Index of the page line where the `nth` copy of `body` starts (indentation ignored:
+    fences inside admonitions and tabs arrive dedented); else of the first copy."""
+    first, found = body[0], []
+    for i, text in enumerate(page):
+        if text.strip() == first and [t.strip() for t in page[i:i + len(body)]] == body:
+            found.append(i)
+            if len(found) == nth:
+                break
+    return found[nth - 1] if len(found) >= nth else (found[0] if found else None)
 
 
-FENCES: dict[str, Formatter] = {
-    "roofline": roofline_fence,
-    "roofline-measurement": lazy("roofline.plot.measured", "measurement_fence"),
-    "roofline-budget": lazy("roofline.plot.budget", "budget_fence"),
-    "roofline-budget-table": lazy("roofline.plot.budget", "budget_table_fence"),
-}
+def fence(kind: str) -> Formatter:
+    """The superfences formatter of widget `kind`."""
+    def formatter(source: str, language: str, class_name: str, options: dict, md: Any,
+                  **kwargs: Any) -> str:
+        name = language or kind
+        nth = _Seen.count(source)
+        try:
+            return render_widget(kind, parse(source), where="")
+        except WidgetOptionError as exc:
+            at = where(source, exc.option, nth)
+            text = (f"```{name} fence: " + (f"option '{exc.option}': " if exc.option else "")
+                    + exc.detail)
+            raise FenceError(f"{at}: {text}" if at else text) from None
+    formatter.__name__ = formatter.__qualname__ = f"{kind.replace('-', '_')}_fence"
+    return formatter
+
+
+FENCES: dict[str, Formatter] = {kind: fence(kind) for kind in WIDGETS}
+roofline_fence = FENCES["roofline"]
 
 
 def custom_fences() -> list[dict]:

@@ -14,7 +14,10 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from . import fences, host_check
+import os
+from pathlib import Path
+
+from . import buildcache, fences, host_check
 from .plot import assets
 
 SUPERFENCES = "pymdownx.superfences"
@@ -39,6 +42,9 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         if loader not in [str(s) for s in config.extra_javascript]:
             config.extra_javascript.append(loader)
         host_check.warn_outside_assets(config)  # one warning if the host loads web fonts etc.
+        # Widget HTML is cached on disk beside mkdocs.yml: a warm build never imports bokeh.
+        self.root = Path(config.config_file_path or ".").resolve().parent
+        buildcache.configure(self.root / buildcache.DEFAULT_DIR)
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -53,10 +59,22 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig,
                          files: Files) -> str:
         # The fences run inside this page's Markdown conversion, right after this event.
-        fences.PAGE.set((page.file.src_uri, markdown))
+        # Errors name the page as a path from the project root (docs/index.md:7), which an
+        # editor or terminal opens as is.
+        fences.PAGE.set((self._display_path(page), markdown))
         return markdown
 
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig,
                         files: Files) -> str:
         fences.PAGE.set(None)
         return html
+
+    def _display_path(self, page: Page) -> str:
+        src = page.file.abs_src_path
+        root = getattr(self, "root", None)
+        if src and root is not None:
+            try:
+                return Path(os.path.relpath(src, root)).as_posix()
+            except ValueError:  # another drive (Windows)
+                pass
+        return page.file.src_uri

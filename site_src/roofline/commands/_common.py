@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import RooflineError
+from ..widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
 
 FORMATS = ("table", "json", "csv", "md")
 PIPED_WIDTH = 100
@@ -16,11 +17,11 @@ PIPED_WIDTH = 100
 
 
 def add_hw_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--hardware", default="h100-sxm", metavar="ID",
-                   help="accelerator id from the catalog (default: h100-sxm; "
+    p.add_argument("--hardware", default=DEFAULT_HARDWARE, metavar="ID",
+                   help=f"accelerator id from the catalog (default: {DEFAULT_HARDWARE}; "
                         "`roofline hardware` lists them)")
-    p.add_argument("--precision", default="bf16", metavar="P",
-                   help="precision id, e.g. bf16, fp8 (default: bf16)")
+    p.add_argument("--precision", default=DEFAULT_PRECISION, metavar="P",
+                   help=f"precision id, e.g. bf16, fp8 (default: {DEFAULT_PRECISION})")
     add_catalog(p)
 
 

@@ -84,10 +84,10 @@ def _shim(out: Path) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ..fences import CONTROLS_HEIGHT_PX
     from ..plot import assets
-    from ..plot.embed import block, page
-    from ..plot.widget import figure
+    from ..plot.blocks import roofline_block
+    from ..plot.embed import page
+    from ..widgets.roofline import RooflineSettings
 
     out: Path = args.out
     if args.assets_only:  # straight into --out: it is the folder the site serves them from
@@ -98,9 +98,9 @@ def _export(args: argparse.Namespace) -> int:
     loader = f"{ASSETS}/{assets.loader_name()}"
     snippets = []
     for view in VIEWS:
-        layout = figure(**view.options)
-        body = f"<h1>{html.escape(view.title)}</h1>\n" + block(
-            layout, height_px=400 + CONTROLS_HEIGHT_PX, label=view.title)
+        settings = RooflineSettings.from_options(view.options)
+        body = f"<h1>{html.escape(view.title)}</h1>\n" + roofline_block(settings,
+                                                                         label=view.title)
         path = out / f"{view.slug}.html"
         path.write_text(page(body, title=view.title, script_src=loader), encoding="utf-8")
         snippets.append((view, iframe(view, f"{view.slug}.html")))

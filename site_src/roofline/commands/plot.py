@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ._common import add_hw_options, output_file, write_error
 
-# The widget's settings name an op-zoo id field 'op'; here those ids come from --ops.
+# Errors name the widget's options (roofline.widgets.roofline); these are the flags they map to.
 FIELD_ALIASES = {"op": "ops", "ceiling": "ceilings"}
 
 
@@ -34,18 +34,19 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..catalog import default_catalog
-    from ..fences import CONTROLS_HEIGHT_PX
-    from ..plot.embed import block, page
-    from ..plot.widget import figure
+    from ..plot.blocks import roofline_block
+    from ..plot.embed import page
+    from ..widgets.roofline import RooflineSettings
 
     output_file(args.output, "--output")
-    catalog = default_catalog(args.catalog)
-    layout = figure(hardware=args.hardware, precision=args.precision, ops=args.ops, ai=args.ai,
-                    ceilings=args.ceilings, catalog=catalog)
-    name = catalog[args.hardware].name
-    title = f"Roofline: {name}, {catalog.precision(args.precision).label}"
-    html = page(block(layout, height_px=400 + CONTROLS_HEIGHT_PX, label=title), title=title)
+    options = {"hardware": args.hardware, "precision": args.precision, "ops": args.ops,
+               "ai": args.ai, "ceilings": args.ceilings}
+    settings = RooflineSettings.from_options({k: v for k, v in options.items() if v is not None},
+                                             catalog=args.catalog)
+    catalog, _ = settings.model()
+    name = catalog[settings.hardware].name
+    title = f"Roofline: {name}, {catalog.precision(settings.precision).label}"
+    html = page(roofline_block(settings, label=title), title=title)
     try:
         args.output.write_text(html, encoding="utf-8")
     except OSError as exc:

@@ -11,10 +11,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import metadata, util
 from pathlib import Path
-
-import bokeh
-from bokeh.resources import Resources
 
 JS_DIR = Path(__file__).parent / "js"
 ASSET_DIR = "assets/roofline"
@@ -33,9 +31,20 @@ class Asset:
 
 
 @lru_cache(maxsize=1)
+def bokeh_version() -> str:
+    """The installed bokeh's version, read without importing bokeh (a warm build never does)."""
+    return metadata.version("bokeh")
+
+
+@lru_cache(maxsize=1)
 def bokeh_assets() -> tuple[Asset, ...]:
-    js_dir = Path(Resources(mode="absolute").js_files[0]).parent
-    return tuple(Asset(f"{c}-{bokeh.__version__}.min.js", js_dir / f"{c}.min.js")
+    # Where bokeh.resources finds its bundles (bokeh/server/static/js), found without importing
+    # bokeh.
+    spec = util.find_spec("bokeh")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("bokeh is not installed")
+    js_dir = Path(spec.submodule_search_locations[0]) / "server" / "static" / "js"
+    return tuple(Asset(f"{c}-{bokeh_version()}.min.js", js_dir / f"{c}.min.js")
                  for c in _COMPONENTS)
 
 
@@ -44,7 +53,7 @@ def loader_source() -> str:
     template = (JS_DIR / "loader.js").read_text(encoding="utf-8")
     names = [a.name for a in bokeh_assets()]
     return (template.replace("__BOKEH_FILES__", json.dumps(names))
-            .replace("__BOKEH_VERSION__", bokeh.__version__))
+            .replace("__BOKEH_VERSION__", bokeh_version()))
 
 
 @lru_cache(maxsize=1)

@@ -221,51 +221,52 @@ FENCE_OPTIONS = {"model": str, "phase": str, "batch": int, "fuse": list, "hardwa
 TABLE_OPTIONS = {"table": str, "model": str, "batch": int, "hardware": str, "precision": str}
 
 
-def _fence_error(fences, language: str, source: str, opts: dict, exc: RooflineError):
+def _option_error(opts: dict, exc: RooflineError):
+    from ..errors import WidgetOptionError
     key = exc.field.split(".")[0] if exc.field else None
     key = {"fusions": "fuse", "fusion": "fuse"}.get(key, key)
-    message = exc.detail + (f" (valid: {', '.join(exc.valid)})" if exc.valid else "")
-    return fences.fail(language, source, message, key if key in opts else None)
+    if isinstance(exc, WidgetOptionError) or key not in opts:
+        return exc
+    return WidgetOptionError(exc.detail, option=key, valid=exc.valid)
 
 
-def budget_fence(source: str, language: str, class_name: str, options_: dict, md,
-                 **kwargs) -> str:
+def _options(options: dict, allowed: dict) -> dict:
+    from ..widgets.base import Option, check_types
+    schema = tuple(Option(k, (list, tuple) if t is list else t,
+                          items=str if t is list else None) for k, t in allowed.items())
+    return {k: list(v) if isinstance(v, tuple) else v
+            for k, v in check_types(options, schema).items()}
+
+
+def budget_block(options: dict) -> str:
     """```roofline-budget: the interactive time budget (options: FENCE_OPTIONS)."""
-    from .. import fences
     from .embed import block
 
-    language = language or "roofline-budget"
-    opts = fences.options(source, fence=language, allowed=FENCE_OPTIONS)
-    if "fuse" in opts and not all(isinstance(v, str) for v in opts["fuse"]):
-        raise fences.fail(language, source, f"expected a list of fusions, got {opts['fuse']!r}",
-                          "fuse")
+    opts = _options(options, FENCE_OPTIONS)
     kw = {k: v for k, v in opts.items() if k not in ("fuse", "url")}
     kw["fusions"] = opts.get("fuse", [])
     kw["url_state"] = opts.get("url", True)
     try:
         layout = figure(**kw)
     except RooflineError as exc:
-        raise _fence_error(fences, language, source, opts, exc) from None
+        raise _option_error(opts, exc) from None
     height = opts.get("height", Options.height)
     return block(layout, height_px=3 * height + CONTROLS_HEIGHT_PX,
                  label="Where the step's time goes: interactive time budget and MFU waterfall")
 
 
-def budget_table_fence(source: str, language: str, class_name: str, options_: dict, md,
-                       **kwargs) -> str:
+def budget_table_block(options: dict) -> str:
     """```roofline-budget-table: a static table of budget figures (the text alternative).
     table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
     (bytes each fusion keeps off HBM in a training step) or ceilings (the chip's roofs and
     diagonals with their sources)."""
     import markdown as _markdown
 
-    from .. import fences
-    language = language or "roofline-budget-table"
-    opts = fences.options(source, fence=language, allowed=TABLE_OPTIONS)
+    opts = _options(options, TABLE_OPTIONS)
     try:
         table = summary_table(opts.get("table", "configs"), model=opts.get("model", "llama-2-7b"),
                               batch=opts.get("batch", 4), hardware=opts.get("hardware", "h100-sxm"),
                               precision=opts.get("precision", "bf16"))
     except RooflineError as exc:
-        raise _fence_error(fences, language, source, opts, exc) from None
+        raise _option_error(opts, exc) from None
     return _markdown.markdown(table.as_markdown(), extensions=["tables"])

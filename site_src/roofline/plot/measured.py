@@ -17,14 +17,13 @@ from bokeh.models import (ColumnDataSource, CustomJS, Div, FileInput, InlineStyl
                           LabelSet, NumeralTickFormatter)
 
 from .. import fmt
-from .. import _toml
 from ..errors import RooflineError
-from ..measure.schema import load, schema, validate
+from ..measure.schema import schema
+from ..widgets.measurement import (PICKER_HEIGHT_PX, TABLES, MeasurementTableSettings,
+                                   load_measurement)
 
 JS = Path(__file__).parent / "js" / "measure.mjs"
 COLOR = "#d9480f"
-PICKER_HEIGHT_PX = 110
-"""Height the picker and its status line add under the widget (the fence reserves it)."""
 CACHE_LEVELS = ("L1", "L2", "L3", "L2-GPU")
 # Text in the page's own colours (readable in both palettes); orange only marks the overlay.
 # CSS text only: a stylesheet is a Bokeh model and belongs to one document, so each layout
@@ -39,26 +38,6 @@ STATUS_CSS = f"""
 :host {{ color: var(--md-default-fg-color, inherit); border-left: 4px solid {COLOR};
          padding-left: 0.6em; }}
 """
-
-
-def resolve(value: str | Path, docs_dir: Path | None = None) -> Path:
-    """A measurement named in a fence: a file of the package data (measurement-*.json), or a
-    path relative to the docs folder (or the working directory)."""
-    value = Path(value)
-    candidates = [value] if value.is_absolute() else [_toml.DATA_DIR / value]
-    if not value.is_absolute():
-        candidates += [(docs_dir or Path("docs")) / value, value]
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise RooflineError(f"no such file (looked in: {', '.join(str(c) for c in candidates)})",
-                        where=str(value), field="measurement")
-
-
-def load_measurement(measurement: dict | str | Path, docs_dir: Path | None = None) -> dict:
-    if isinstance(measurement, dict):
-        return validate(measurement, where="measurement")
-    return load(resolve(measurement, docs_dir))
 
 
 # ---------------------------------------------------------------- the data both sides compute
@@ -182,38 +161,22 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
 
 # ---------------------------------------------------------------- ```roofline-measurement
 
-TABLES = ("summary", "verdict", "ceilings", "stream", "ops", "spread", "machine")
-
-
-def measurement_fence(source: str, language: str, class_name: str, options_: dict, md,
-                      **kwargs) -> str:
+def measurement_block(settings: MeasurementTableSettings) -> str:
     """```roofline-measurement: a table of a measurement, built from its JSON at build time.
 
         file: measurement-build-machine.json   # package data, or a path under docs/
         show: ops            # summary | verdict | ceilings | stream | ops | spread | machine
     """
-    from ..fences import fail, options
     from ..measure import tables
 
-    fence = language or "roofline-measurement"
-    opts = options(source, fence=fence, allowed={"file": str, "show": str})
-    for key in ("file", "show"):
-        if key not in opts:
-            raise fail(fence, source, "missing", key)
-    if opts["show"] not in TABLES:
-        raise fail(fence, source, f"unknown table {opts['show']!r} (valid: {', '.join(TABLES)})",
-                   "show")
-    try:
-        doc = load_measurement(opts["file"])
-    except RooflineError as exc:
-        raise fail(fence, source, str(exc), "file") from None
-    if opts["show"] == "summary":
+    doc = settings.document()
+    if settings.show == "summary":
         return f'<p class="roofline-measurement-summary">{html.escape(summary_text(doc))}</p>'
-    if opts["show"] == "verdict":
+    if settings.show == "verdict":
         text = html.escape(tables.verdict_text(doc))
         return f'<p class="roofline-measurement-verdict">{text}</p>'
-    if opts["show"] == "machine":
+    if settings.show == "machine":
         return tables.html_table(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,
-             "ops": tables.ops_check_table, "spread": tables.spread_table}[opts["show"]](doc)
+             "ops": tables.ops_check_table, "spread": tables.spread_table}[settings.show](doc)
     return tables.html_table(table)

@@ -1,0 +1,190 @@
+"""```roofline: the interactive roofline's settings (see widgets/base.py for the pattern).
+
+`RooflineSettings` is the only copy of the widget's defaults, options, validation, reserved
+height and payload; plot/widget.py turns it into the (empty) Bokeh layout that roofline.mjs
+draws every frame of, from `payload()`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from ..errors import RooflineError
+from .base import DEFAULT_HARDWARE, DEFAULT_PRECISION, Option, WidgetSettings
+
+if TYPE_CHECKING:
+    from ..catalog import Accelerator, Catalog
+    from ..ops import OpZoo
+
+AI_MIN, AI_MAX = 0.01, 10_000.0
+CEILINGS = ("sram", "l2", "hbm", "host", "scaleup", "vector")
+HEIGHT_MIN, HEIGHT_MAX = 240, 1200
+CONTROLS_HEIGHT_PX = 250
+"""Selects, slider, verdict and readout under the plot."""
+CEILING_COLORS = {"sram": "#8e6bd8", "l2": "#2a9d8f", "hbm": "#2f7fd8", "host": "#c98a12",
+                  "scaleup": "#d0508f", "vector": "#7a8290"}
+# Short names keep the slope labels clear of the next line down (the tier's full name is in the
+# catalog tables).
+CEILING_NAMES = {"sram": "SRAM", "l2": "L2", "host": "Host link", "scaleup": "GPU-GPU"}
+ROOF_COLOR = "#2f7fd8"
+MEMORY_COLOR, COMPUTE_COLOR = "#d1352b", "#2e9e48"
+
+
+@dataclass(frozen=True)
+class RooflineSettings(WidgetSettings):
+    """Validated options of the interactive roofline (the ```roofline fence's keys)."""
+    hardware: str = DEFAULT_HARDWARE
+    precision: str = DEFAULT_PRECISION
+    ops: tuple[str, ...] | None = None  # None: the whole op zoo
+    ai: float | None = None  # None: the selected op's AI, else 10
+    op: str | None = None
+    ceilings: tuple[str, ...] = ()
+    height: int = 400
+    url_state: bool = True
+    measurement: str | None = None  # a measurement JSON: package data name or a path
+    catalog: str | None = None  # another hardware.toml (CLI --catalog); None: the default
+
+    KIND: ClassVar[str] = "roofline"
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("hardware", str, "a catalog id (`roofline hardware` lists them)"),
+        Option("precision", str, "a precision the chip has"),
+        Option("ops", (list, tuple), "op-zoo ids drawn as points and offered as presets",
+               items=str),
+        Option("ai", (int, float), f"initial arithmetic intensity, FLOP/byte, {AI_MIN:g}–"
+               f"{AI_MAX:,g}"),
+        Option("op", str, "the preset selected at first"),
+        Option("ceilings", (list, tuple), "extra roofs: " + ", ".join(CEILINGS), items=str),
+        Option("height", int, f"plot height in pixels, {HEIGHT_MIN}–{HEIGHT_MAX}"),
+        Option("url", bool, "read and write the view in the page URL", field="url_state"),
+        Option("measurement", str, "a measurement JSON drawn over the roofline (package data "
+               "name, or a path under docs/)"),
+    )
+    FIELD_OPTIONS: ClassVar[dict[str, str]] = {"ceiling": "ceilings", "url_state": "url"}
+
+    def check(self) -> None:
+        catalog, zoo = self.model()
+        try:
+            hw = catalog[self.hardware]
+        except RooflineError as exc:
+            raise self.fail("hardware", exc.detail, exc.valid) from None
+        try:
+            hw.peak(self.precision)
+        except RooflineError as exc:
+            raise self.fail("precision", f"{exc.detail} on {self.hardware}", exc.valid) from None
+        for op_id in self.ops or ():
+            if op_id not in zoo.presets:
+                raise self.fail("ops", f"unknown op {op_id!r}", list(zoo.presets))
+        if self.op is not None:
+            shown = self.ops if self.ops is not None else tuple(zoo.presets)
+            if self.op not in shown:
+                raise self.fail("op", f"unknown op {self.op!r}", list(shown))
+        if self.ai is not None and not (isinstance(self.ai, (int, float))
+                                        and not isinstance(self.ai, bool)
+                                        and AI_MIN <= self.ai <= AI_MAX):
+            raise self.fail("ai", f"ai must be a number from {AI_MIN:g} to {AI_MAX:g}, "
+                            f"got {self.ai!r}")
+        for kind in self.ceilings:
+            if kind not in CEILINGS:
+                raise self.fail("ceilings", f"unknown ceiling {kind!r}", list(CEILINGS))
+        if not (isinstance(self.height, int) and not isinstance(self.height, bool)
+                and HEIGHT_MIN <= self.height <= HEIGHT_MAX):
+            raise self.fail("height", f"height must be an integer from {HEIGHT_MIN} to "
+                            f"{HEIGHT_MAX} (pixels), got {self.height!r}")
+        if self.measurement is not None:
+            self.overlay().check()
+
+    def data_files(self) -> list[str]:
+        files = []
+        if self.catalog:
+            files += [self.catalog, str(Path(self.catalog).parent / "precisions.toml")]
+        overlay = self.overlay()
+        return files + (overlay.data_files() if overlay else [])
+
+    def model(self) -> tuple[Catalog, OpZoo]:
+        from ..catalog import default_catalog
+        from ..ops import default_zoo
+        return default_catalog(self.catalog), default_zoo()
+
+    def overlay(self):
+        """The measurement overlay's settings (None without a measurement)."""
+        from .measurement import OverlaySettings
+        return OverlaySettings(self.measurement) if self.measurement is not None else None
+
+    @property
+    def height_px(self) -> int:
+        """Plot, controls and (with a measurement) the file picker and its status line."""
+        overlay = self.overlay()
+        return self.height + CONTROLS_HEIGHT_PX + (overlay.height_px if overlay else 0)
+
+    @property
+    def label(self) -> str:
+        return f"Interactive roofline: {self.hardware}, {self.precision}"
+
+    def payload(self, catalog: Catalog | None = None, zoo: OpZoo | None = None) -> dict:
+        """What roofline.mjs draws every frame from (JSON-able)."""
+        if catalog is None or zoo is None:
+            model_catalog, model_zoo = self.model()
+            catalog, zoo = catalog or model_catalog, zoo or model_zoo
+        return payload(self, catalog, zoo)
+
+
+# ---------------------------------------------------------------- the payload the JS reads
+
+def _hw_payload(hw: Accelerator, catalog: Catalog) -> dict:
+    vec = hw.vector_peak
+    return {
+        "name": hw.name,
+        "bw": hw.hbm_bandwidth_bytes_per_s,
+        "hbm": hw.hbm.name,
+        "precisions": [p for p in catalog.precisions if p in hw.peaks],
+        "peaks": {p: hw.peak_flops_per_s(p) for p in catalog.precisions if p in hw.peaks},
+        "units": {p: hw.peaks[p].unit for p in catalog.precisions if p in hw.peaks},
+        "vector": ({"precision": vec.precision, "peak": vec.flops_per_s,
+                    "label": catalog.precision(vec.precision).label.split(" ")[0]}
+                   if vec else None),
+        "tiers": {t.kind: {"name": t.name, "bw": t.bandwidth_bytes_per_s}
+                  for t in hw.tiers if t.bandwidth_bytes_per_s and t.kind != "hbm"},
+    }
+
+
+def payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
+    op_ids = list(opts.ops) if opts.ops is not None else list(zoo.presets)
+    costs: dict[str, dict[str, list[float]]] = {op_id: {} for op_id in op_ids}
+    for pid, prec in catalog.precisions.items():
+        for op in zoo.ops(prec.bytes_per_element, op_ids):
+            costs[op.name][pid] = [op.total_flops, op.total_bytes]
+    return {
+        "hardware": {hw.id: _hw_payload(hw, catalog) for hw in catalog},
+        "precisions": {pid: {"label": p.label, "unit": p.unit}
+                       for pid, p in catalog.precisions.items()},
+        "ops": {op_id: {"label": zoo.preset(op_id).label, "cost": costs[op_id],
+                        "short": _short(zoo.preset(op_id).label)} for op_id in op_ids},
+        "ceilings": list(opts.ceilings),
+        "colors": {**CEILING_COLORS, "roof": ROOF_COLOR, "memory": MEMORY_COLOR,
+                   "compute": COMPUTE_COLOR},
+        "names": dict(CEILING_NAMES),
+        "x": [AI_MIN, AI_MAX],
+        "url": opts.url_state,
+        "state": initial_state(opts, catalog, zoo),
+    }
+
+
+def _short(label: str) -> str:
+    """The op's name as a point label: 'Attention (training, fused)' -> 'Attention (training)'."""
+    return re.sub(r",[^)]*\)", ")", label)
+
+
+def initial_state(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
+    """The view the widget opens on: the AI is the option's, else the selected op's, else 10."""
+    if opts.ai is not None:
+        ai = float(opts.ai)
+    elif opts.op is not None:
+        op = zoo.ops(catalog.precision(opts.precision).bytes_per_element, [opts.op])[0]
+        ai = op.total_flops / op.total_bytes
+    else:
+        ai = 10.0
+    return {"hardware": opts.hardware, "precision": opts.precision, "op": opts.op,
+            "ai": min(max(ai, AI_MIN), AI_MAX), "vector": "vector" in opts.ceilings}
