@@ -206,9 +206,9 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
     d, f = cfg.d_model, cfg.ffn
     t = critical_tokens(peak, bw, b)
     t_act, n = _tokens_act(ctx, hw, precision, b, b, model)
-    general = (r"\mathrm{AI} \approx \frac{2\,T\,d\,f}{d\,f\,b_w} = \frac{2T}{b_w} \geq "
-               r"\frac{\text{peak}}{\text{BW}} \quad\iff\quad "
-               r"T \geq \frac{\text{peak} \times b_w}{2 \times \text{BW}}")
+    general = (r"I \approx \frac{2\,T\,d\,f}{d\,f\,b_w} = \frac{2T}{b_w} \geq "
+               r"\frac{P_{\text{peak}}}{B_{\text{HBM}}} \quad\iff\quad "
+               r"T \geq \frac{P_{\text{peak}}\, b_w}{2\, B_{\text{HBM}}}")
     worked = (rf"T^* = \frac{{{_tex_num(fmt.num(peak / 1e12))}\ \text{{TFLOP/s}} \times "
               rf"{_tex_num(fmt.num(b))}\ \text{{B}}}}{{2 \times {_tex_num(fmt.num(bw / 1e12))}"
               rf"\ \text{{TB/s}}}} \approx {_tex_num(fmt.num(t))}\ \text{{tokens}}")
@@ -368,8 +368,8 @@ def launch(ctx: Context, *, field: str = "us", step: str = "decode", hw: str = L
 @marker("launch_formula", block=True)
 def launch_formula(ctx: Context) -> str:
     from .lesson_parts import mathml
-    return mathml(r"\text{time} \geq \max\left(\frac{\text{FLOPs}}{\text{peak}},\ "
-                  r"\frac{\text{bytes}}{\text{BW}},\ t_{\text{launch}}\right)",
+    return mathml(r"t \geq \max\left(\frac{\text{FLOPs}}{P_{\text{peak}}},\ "
+                  r"\frac{\text{bytes}}{B_{\text{HBM}}},\ t_{\text{launch}}\right)",
                   "time is at least the largest of FLOPs over peak, bytes over bandwidth, "
                   "and the launch time")
 
@@ -546,3 +546,24 @@ def glossary(ctx: Context) -> str:
         items.append(f'<dt id="term-{slug}">{html.escape(t.term)}</dt>'
                      f"<dd>{html.escape(t.definition)}</dd>")
     return '\n<dl class="rl-glossary">\n' + "\n".join(items) + "\n</dl>\n"
+
+
+def predict_cases(ctx: Context | None = None) -> dict:
+    """tests/cases/predict_cases.json: roofline.fmt's outputs for the numbers predict.mjs
+    formats, and some of the page's answers, for node to check the module against.
+
+        python -c "from roofline.site.teach import predict_cases, json; ..."  (see the test)
+    """
+    from .context import load_context
+    ctx = ctx or load_context()
+    data = predict_answers(ctx)
+    xs = (0.0034, 0.01, 0.125, 0.3385838774850021, 0.5, 1, 1.25, 2.5, 7.4, 9.95, 10, 29.5,
+          33.333, 99.94, 99.95, 100, 123.456, 1375, 2740.3)
+    fmt_cases = ([{"fn": "num", "x": x, "digits": d, "expected": fmt.num(x, d)}
+                  for x in xs for d in (2, 3)]
+                 + [{"fn": "percent", "x": x / 100, "digits": 2,
+                     "expected": fmt.percent(x / 100)} for x in xs])
+    keys = sorted(data["answers"])[:: max(1, len(data["answers"]) // 12)]
+    return {"format": fmt_cases,
+            "answers": {k: {"bound": data["answers"][k]["bound"],
+                            "percent": data["answers"][k]["percent"]} for k in keys}}

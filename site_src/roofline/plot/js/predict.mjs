@@ -78,13 +78,16 @@ export function score(guess, answer) {
 
 // The sentence a reader hears: verdict first, then the distance.
 export function describe(s, answerBound) {
+  const other = answerBound === "memory" ? "compute" : "memory";
   const bound = s.boundRight
     ? `Right: it is ${answerBound}-bound.`
-    : `Not quite: it is ${answerBound}-bound, not ${answerBound === "memory" ? "compute" : "memory"}-bound.`;
+    : `Not quite: it is ${answerBound}-bound, not ${other}-bound.`;
   const yours = `You guessed ${num(s.guess)}% of peak; the model says ${percent(s.answer / 100)}`;
   let off;
   if (s.direction === "exact") off = " — spot on.";
-  else if (s.rating === "close") off = ` — within a factor of 2 (${num(s.factor, 2)}× too ${s.direction}).`;
+  else if (s.rating === "close") {
+    off = ` — within a factor of 2 (${num(s.factor, 2)}× too ${s.direction}).`;
+  }
   else off = ` — ${num(s.factor, 2)}× too ${s.direction}.`;
   return `${bound} ${yours}${off}`;
 }

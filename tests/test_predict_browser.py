@@ -1,0 +1,92 @@
+"""Predict, then reveal, in Chromium: the Checkpoint's guess form driven by keyboard alone,
+one page load per palette, from file:// with every BokehJS request refused: the form works
+before and without Bokeh. Also the glossary's focusable first mentions, and axe on the revealed form."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import watch
+from pagecheck import axe_violations
+from site_helpers import LESSON
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette)
+    w = watch(ctx)
+    refused: list[str] = []
+
+    def no_bokeh(route):
+        refused.append(route.request.url)
+        route.abort()
+    ctx.route(re.compile(r"bokeh[^/]*\.js"), no_bokeh)
+    page = w.page
+    page.goto((built_site / LESSON).as_uri())
+    try:
+        root = page.locator("[data-rl-predict]")
+        form, result, answer = (root.locator("form"), root.locator(".rl-predict-result"),
+                                root.locator(".rl-predict-answer"))
+        assert form.is_visible() and not root.locator(".rl-predict-nojs").is_visible()
+        assert result.get_attribute("aria-live") == "polite"
+        assert result.inner_text() == "" and not answer.is_visible()  # nothing before a guess
+        data = json.loads(root.locator("script.rl-predict-data").text_content())
+
+        # Keyboard only: op (second option), chip (second option), memory-bound, "5", Enter.
+        page.focus("#rl-predict-op")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Tab")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Space")
+        page.keyboard.press("Tab")
+        page.keyboard.type("5")
+        page.keyboard.press("Enter")
+        op, hw = page.eval_on_selector("#rl-predict-op", "e => e.value"), page.eval_on_selector(
+            "#rl-predict-hw", "e => e.value")
+        assert (op, hw) == (data["ops"][1][0], data["hardware"][1][0])
+        truth = data["answers"][f"{op}|{hw}"]
+        result.wait_for()
+        said = result.inner_text()
+        assert said.startswith(f"{'Right' if truth['bound'] == 'memory' else 'Not quite'}: "
+                               f"it is {truth['bound']}-bound"), said
+        assert "You guessed 5% of peak" in said and "too high" in said
+        assert answer.is_visible() and data["ops"][1][1] in answer.inner_text()
+        assert page.evaluate("typeof window.Bokeh") == "undefined"  # revealed without Bokeh
+
+        # A new question hides the old answer until the next guess.
+        page.focus("#rl-predict-op")
+        page.keyboard.press("ArrowDown")
+        assert result.inner_text() == "" and not answer.is_visible()
+        # An empty share of peak is refused, in words, through the same live region.
+        page.focus("#rl-predict-pct")
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Backspace")
+        page.keyboard.press("Enter")
+        assert "between 0 and 100" in result.inner_text() and not answer.is_visible()
+
+        # Glossary: each term's first mention is focusable and carries its definition.
+        abbrs = page.eval_on_selector_all(
+            "article abbr", "els => els.map(e => [e.textContent, e.title, e.tabIndex])")
+        assert {a[0] for a in abbrs} >= {"MFU", "HFU", "HBM", "ridge point"}
+        titles = [a[1] for a in abbrs]
+        assert len(titles) == len(set(titles)) and all(a[2] == 0 and a[1] for a in abbrs)
+        page.focus("article abbr")
+        assert page.evaluate("document.activeElement.tagName") == "ABBR"
+
+        # Console clean so far (axe itself, next, fetches stylesheets that file:// refuses).
+        errors = list(w.errors)
+        page.focus("#rl-predict-pct")
+        page.keyboard.type("50")
+        page.keyboard.press("Enter")
+        assert answer.is_visible()
+        assert axe_violations(page) == []
+    finally:
+        ctx.close()
+    assert not [e for e in errors if "bokeh" not in e.lower() and "roofline" not in e.lower()
+                and "failed to load" not in e.lower()], errors
