@@ -56,7 +56,7 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
                             field="device")
     import torch
 
-    from .runner import document
+    from .document import document
     from .schema import validate
 
     dev = torch.device("cuda")
@@ -110,7 +110,7 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
             "flops": op.flops, "bytes": op.bytes, "implementation_bytes": None,
             "implementation": how}))
 
-    from .runner import _finish
+    from .document import _finish
     results: dict[str, list[dict]] = {"stream": [], "matmul": [], "ops": []}
     bar = Progress(len(kernels), enabled=progress)
     for group, text, make, record in kernels:

@@ -1,0 +1,108 @@
+"""The import graph of a package, read with ast (nothing is imported), and its cycles.
+
+Every import counts, at module level or inside a function (a lazy import is still a
+dependency, and a cycle through one breaks as soon as someone moves it up), except those under
+`if TYPE_CHECKING:`. An import of a submodule is an edge to that module; the implicit import of
+its parent packages is not counted (else every module would be in a cycle with its package).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                skip.update(id(n) for n in ast.walk(child))
+    return skip
+
+
+def graph(root: Path) -> dict[str, set[str]]:
+    """module -> the package's modules it imports, for the package folder `root`."""
+    files = {module_name(root, p): p for p in sorted(root.rglob("*.py"))}
+    edges: dict[str, set[str]] = {m: set() for m in files}
+    for mod, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip = _type_checking_nodes(tree)
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = mod.split(".")
+                    base = base if is_pkg else base[:-1]
+                    base = base[:len(base) - (node.level - 1)]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module or ""
+                # `from pkg import a, b`: each name that is a submodule, else pkg itself.
+                targets = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in files else prefix
+                           for a in node.names]
+            for target in targets:
+                found = _resolve(target, files)
+                if found and found != mod:
+                    edges[mod].add(found)
+    return edges
+
+
+def _resolve(name: str, files: dict[str, Path]) -> str | None:
+    """The longest prefix of `name` that is a module of the package."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in files:
+            return candidate
+        parts.pop()
+    return None
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected component of more than one module (Tarjan), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return sorted(found)
