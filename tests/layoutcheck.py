@@ -119,8 +119,14 @@ CHECKS: dict[str, str] = {
 
     "targets": r"""(minPx) => { %s
   const sel = 'button, input:not([type=hidden]), select, summary, [role=slider], [role=button], ' +
+              '.noUi-handle, ' +
               'a.md-button, .md-header label.md-header__button, .md-header a.md-header__button';
-  const els = [...document.querySelectorAll(sel)].filter(visible)
+  // Bokeh draws its widgets in open shadow roots: walk into them too.
+  const all = [];
+  const walk = root => { all.push(...root.querySelectorAll(sel));
+    for (const h of root.querySelectorAll('*')) if (h.shadowRoot) walk(h.shadowRoot); };
+  walk(document);
+  const els = all.filter(visible)
     .filter(el => !el.closest('.md-sidebar--primary, .md-sidebar--secondary, .md-search__inner, .md-dialog'));
   const rects = els.map(el => el.getBoundingClientRect());
   const out = [];

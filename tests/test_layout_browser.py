@@ -26,6 +26,18 @@ def _pages(site) -> list[str]:
                   if "assets" not in p.parts and p.name != "404.html")
 
 
+def _settle(page, timeout_ms: int = 15000) -> None:
+    """Wait for every plot's first frame (the loader sets data-roofline-state), so the gate
+    sees what a reader sees once the page has settled; a plot that never settles keeps its
+    static first-paint drawing, and the checks judge that."""
+    try:
+        page.wait_for_function("""() => [...document.querySelectorAll('.roofline-block')]
+                                  .every(b => b.dataset.rooflineState)""", timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - judged by the checks below
+        pass
+    page.wait_for_timeout(100)
+
+
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_every_page_passes_the_layout_gate(view, built_site, site_server, browser):
     width, scheme = VIEWS[view]
@@ -36,7 +48,7 @@ def test_every_page_passes_the_layout_gate(view, built_site, site_server, browse
         for rel in _pages(built_site):
             page.goto(site_server.url + rel)
             page.wait_for_load_state("load")
-            page.wait_for_timeout(200)
+            _settle(page)
             for check in SCREEN_CHECKS:
                 if check not in SKIP[view]:
                     problems += [f"{rel} [{check}] {p}" for p in run(page, check)]
