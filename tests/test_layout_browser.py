@@ -170,3 +170,13 @@ def test_clean_fixture_passes_every_check(fixture_page):
     for check in layoutcheck.CHECKS:
         found = run_print(fixture_page) if check == "print" else run(fixture_page, check)
         assert found == [], (check, found)
+
+
+def test_seeded_small_target_in_a_shadow_root_is_reported(fixture_page):
+    """Bokeh's widgets live in shadow roots; a 14 × 18 px slider handle there must be found."""
+    fixture_page.set_content(_BASE % '<div id="host"></div>')
+    fixture_page.evaluate("""() => { const r = document.getElementById('host')
+        .attachShadow({mode: 'open'});
+      r.innerHTML = '<div role="slider" tabindex="0" style="width:14px;height:18px"></div>' +
+                    '<div role="slider" tabindex="0" style="width:14px;height:18px"></div>'; }""")
+    assert any("14×18" in p for p in run(fixture_page, "targets"))
