@@ -1,0 +1,144 @@
+"""The on-disk build cache of widget HTML (roofline.buildcache): warm output is byte-identical
+to cold, a warm render never imports bokeh, and any input's edit misses. In-process (plus one
+short subprocess for sys.modules), no site build."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roofline import _toml, buildcache, fences
+
+WIDGETS = {
+    "roofline": {"hardware": "a100-sxm-80gb", "ops": ["rmsnorm", "gemm-train"], "ai": 2},
+    "roofline-overlay": {"measurement": "measurement-build-machine.json"},
+    "roofline-measurement": {"file": "measurement-build-machine.json", "show": "ops"},
+    "roofline-budget": {"model": "llama-2-7b", "phase": "decode", "batch": 32},
+    "roofline-budget-table": {"table": "fusions"},
+}
+
+
+def render(kind: str) -> str:
+    name = "roofline" if kind == "roofline-overlay" else kind
+    return fences.render_widget(name, WIDGETS[kind], where="t.md:1")
+
+
+def entries(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.html"))
+
+
+@pytest.fixture(scope="module")
+def cold_and_warm(tmp_path_factory):
+    """Each kind rendered with the cache off, then cold and warm into an empty cache folder."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("ROOFLINE_CATALOG", raising=False)
+        mp.setenv("ROOFLINE_CACHE", "0")
+        off = {kind: render(kind) for kind in WIDGETS}
+        mp.setenv("ROOFLINE_CACHE", "1")
+        mp.setenv("ROOFLINE_CACHE_DIR", str(folder))
+        cold = {kind: render(kind) for kind in WIDGETS}
+        written = len(entries(folder))
+        warm = {kind: render(kind) for kind in WIDGETS}
+    return folder, off, cold, warm, written
+
+
+@pytest.mark.parametrize("kind", list(WIDGETS))
+def test_warm_output_is_byte_identical_to_cold(kind, cold_and_warm):
+    folder, off, cold, warm, written = cold_and_warm
+    assert written == len(WIDGETS)
+    assert cold[kind] == off[kind]
+    assert warm[kind].encode() == cold[kind].encode()
+
+
+def test_a_warm_render_never_imports_bokeh(cold_and_warm):
+    """What a warm `mkdocs build` / serve rebuild does per fence: the plugin module and every
+    fence kind through Markdown, in a fresh interpreter."""
+    folder = cold_and_warm[0]
+    blocks = "\n".join(f"```{'roofline' if k == 'roofline-overlay' else k}\n"
+                       + "".join(f"{key}: {json.dumps(v)}\n" for key, v in opts.items())
+                       + "```\n" for k, opts in WIDGETS.items())
+    code = f"""
+import sys, markdown
+import roofline.mkdocs_plugin
+from roofline import fences
+html = markdown.markdown({blocks!r}, extensions=["pymdownx.superfences"], extension_configs={{
+    "pymdownx.superfences": {{"custom_fences": fences.custom_fences()}}}})
+print(html.count('class="roofline-block"'), html.count("<table>"))
+print(sorted(m for m in sys.modules if m == "bokeh" or m.startswith("bokeh.")))
+"""
+    env = {**os.environ, "ROOFLINE_CACHE_DIR": str(folder), "ROOFLINE_CACHE": "1"}
+    env.pop("ROOFLINE_CATALOG", None)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts, imported = proc.stdout.strip().splitlines()
+    assert counts.split() == ["3", "2"], proc.stdout
+    assert imported == "[]", imported
+
+
+def test_cache_off_or_unset_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROOFLINE_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setenv("ROOFLINE_CACHE", "0")
+    render("roofline-measurement")
+    assert not (tmp_path / "c").exists()
+    monkeypatch.delenv("ROOFLINE_CACHE")
+    monkeypatch.delenv("ROOFLINE_CACHE_DIR")
+    buildcache.configure(None)
+    assert buildcache.folder() is None  # no plugin, no variable: the CLI and Sphinx render
+
+
+def test_an_edit_misses_and_the_same_content_hits_again(tmp_path, monkeypatch):
+    """Keyed by content: an edited data file renders anew; restoring it (a newer mtime, the
+    same bytes) finds the first entry again."""
+    data = tmp_path / "data"
+    shutil.copytree(_toml.DATA_DIR, data)
+    monkeypatch.setattr(_toml, "DATA_DIR", data)
+    monkeypatch.delenv("ROOFLINE_CATALOG", raising=False)
+    monkeypatch.setenv("ROOFLINE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ROOFLINE_CACHE", raising=False)
+    first = render("roofline-budget-table")
+    hw = data / "hardware.toml"
+    original = hw.read_text(encoding="utf-8")
+    hw.write_text(original.replace('name = "NVIDIA H100 SXM5 80GB"',
+                                   'name = "NVIDIA H100 SXM5 80GB (edited)"'), encoding="utf-8")
+    assert render("roofline-budget-table") == first  # the name is not in this table, but
+    assert len(entries(tmp_path / "cache")) == 2  # the key changed: rendered again
+    hw.write_text(original, encoding="utf-8")
+    assert render("roofline-budget-table") == first
+    assert len(entries(tmp_path / "cache")) == 2  # same bytes: the first entry, no new one
+
+
+def test_the_key_covers_every_input(monkeypatch, tmp_path):
+    from roofline.widgets.roofline import RooflineSettings
+    base = RooflineSettings()
+    key = buildcache.key_of("roofline", base)
+    assert key == buildcache.key_of("roofline", RooflineSettings())
+    assert key != buildcache.key_of("roofline-x", base)
+    assert key != buildcache.key_of("roofline", base.replace(ai=2.0))
+    monkeypatch.setattr(buildcache, "_version", lambda dist: "9.9.9")
+    assert key != buildcache.key_of("roofline", base)  # bokeh's (or our) version
+    monkeypatch.undo()
+    monkeypatch.setattr(buildcache, "_code_hash", lambda: "edited")
+    assert key != buildcache.key_of("roofline", base)  # our Python or JavaScript
+
+
+def test_the_plugin_caches_beside_mkdocs_yml(monkeypatch):
+    from mkdocs.config import load_config
+    monkeypatch.delenv("ROOFLINE_CACHE_DIR", raising=False)
+    monkeypatch.delenv("ROOFLINE_CACHE", raising=False)
+    fixture = Path(__file__).resolve().parent / "fixtures" / "plugin-site"
+    config = load_config(str(fixture / "mkdocs.yml"))
+    try:
+        config.plugins["roofline"].on_config(config)
+        assert buildcache.folder() == fixture / ".cache" / "roofline"
+    finally:
+        buildcache.configure(None)
+    ignored = (Path(__file__).resolve().parent.parent / ".gitignore").read_text()
+    assert ".cache/" in ignored.splitlines()
