@@ -101,7 +101,8 @@ def test_checkpoint_questions_answers_hidden(html, h100):
     questions = re.findall(r'<div class="rl-checkpoint" id="checkpoint-[a-z0-9-]+">', section)
     assert len(questions) >= 6
     details = re.findall(r"<details[^>]*>", section)
-    assert len(details) == len(questions)
+    # one collapsed answer per question, and one per back-of-envelope problem
+    assert len(details) == len(questions) + section.count('class="rl-problem"')
     assert not any(" open" in d for d in details)
     # an answer computed by the model, e.g. the A100's ridge and the fp8 ridge
     a100 = default_catalog()["a100-sxm-80gb"]
@@ -113,9 +114,9 @@ def test_seven_prompts_with_computed_numbers(built_site, h100):
     main = read_main(built_site / LESSON)
     text = "".join(main.parts)
     start = text.index("Interview prompts")
-    prompts = [line for line in text[start:].split("\n") if line.strip().endswith(".")
-               or "(§" in line]
-    items = [p for p in prompts if "(§" in p]
+    lines = [line for line in text[start:].split("\n") if line.strip()]
+    # each prompt is a collapsed box: its question is the title, "(§N — answer)" the body
+    items = [f"{q} {a}" for q, a in zip(lines, lines[1:]) if a.startswith("(§")]
     assert len(items) == 7
     r = h100.ridge_flops_per_byte("bf16")
     assert f"≈ {fmt.num(h100.peak_flops_per_s('bf16') / 1e12)} ÷ " \

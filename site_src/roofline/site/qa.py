@@ -56,16 +56,23 @@ def _indent(text: str, n: int = 4) -> str:
 
 @marker("prompts", block=True)
 def prompts(ctx: Context) -> str:
+    """Each interview prompt is the title of a collapsed box; its answer, in the client's
+    "(§N — answer)" shape with our additions after it, opens on demand like the checkpoint's."""
     path, entries = load_entries("prompts", "prompt", ("question", "section", "answer"),
                                  optional=("extra",))
     items = []
     for e in entries:
-        # The client's "question (§N — answer)" shape is kept; our additions follow it.
         extra = f" {_text(ctx, path, e, 'extra')}" if "extra" in e.fields else ""
-        items.append(f"- **{_text(ctx, path, e, 'question')}** "
-                     f"({_text(ctx, path, e, 'section')} — {_text(ctx, path, e, 'answer')})"
-                     + extra)
-    return '\n<div class="rl-prompts" markdown="1">\n\n' + "\n".join(items) + "\n\n</div>\n"
+        question = _text(ctx, path, e, "question")
+        if '"' in question or "\n" in question:
+            raise RooflineError("a prompt's question is a box title: one line, no double quotes",
+                                where=str(path), entry=e.id, field="question")
+        answer = (f"({_text(ctx, path, e, 'section')} — {_text(ctx, path, e, 'answer')})"
+                  + extra)
+        items.append(f'<div class="rl-prompt" id="prompt-{e.id}" markdown="1">\n\n'
+                     f'??? question "{question}"\n\n{_indent(answer)}\n\n</div>')
+    return ('\n<div class="rl-prompts" markdown="1">\n\n*Answer each aloud first, then open '
+            "it.*\n\n" + "\n\n".join(items) + "\n\n</div>\n")
 
 
 @marker("checkpoint", block=True)

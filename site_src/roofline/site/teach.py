@@ -567,3 +567,19 @@ def predict_cases(ctx: Context | None = None) -> dict:
     return {"format": fmt_cases,
             "answers": {k: {"bound": data["answers"][k]["bound"],
                             "percent": data["answers"][k]["percent"]} for k in keys}}
+
+
+@marker("op_term")
+def op_term(ctx: Context, *, op: str, term: str = "elements") -> str:
+    """One term of a preset's cost, as a count: elements (rows × d or n), or a GEMM's mk, kn,
+    mn, or a GEMV's nk (the weights)."""
+    s = ctx.zoo.preset(op).shape
+    terms = {"elements": s.get("rows", 0) * s.get("d", s.get("cols", 0)) or s.get("n", 0),
+             "mk": s.get("m", 0) * s.get("k", 0), "kn": s.get("k", 0) * s.get("n", 0),
+             "mn": s.get("m", 0) * s.get("n", 0),
+             "nk": s.get("n", 0) * s.get("k", 0) if "m" not in s else 0}
+    if term not in terms:
+        raise RooflineError(f"unknown term {term!r}", field="term", valid=list(terms))
+    if not terms[term]:
+        raise RooflineError(f"op {op!r} has no term {term!r}", field="term")
+    return fmt.count(terms[term])
