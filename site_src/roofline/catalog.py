@@ -126,7 +126,8 @@ class Accelerator:
         return bw
 
     def ridge_flops_per_byte(self, precision: str) -> float:
-        return self.peak_flops_per_s(precision) / self.hbm_bandwidth_bytes_per_s
+        from .maths import ridge  # the one roofline maths
+        return ridge(self.peak_flops_per_s(precision), self.hbm_bandwidth_bytes_per_s)
 
     @property
     def vector_peak(self) -> Peak | None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .catalog import Accelerator
-from .ops import Op
+if TYPE_CHECKING:  # the catalog computes its ridges here: no import back at run time
+    from .catalog import Accelerator
+    from .ops import Op
 
 
 def _scalars(*values: object) -> bool:
@@ -22,6 +24,8 @@ def intensity(flops: ArrayLike, bytes_: ArrayLike) -> np.ndarray | float:
 
 def ridge(peak_flops_per_s: ArrayLike, bandwidth_bytes_per_s: ArrayLike) -> np.ndarray | float:
     """The intensity where the bandwidth slope meets the compute roof: peak / BW."""
+    if _scalars(peak_flops_per_s, bandwidth_bytes_per_s):  # plain floats stay plain floats
+        return peak_flops_per_s / bandwidth_bytes_per_s
     return np.divide(peak_flops_per_s, bandwidth_bytes_per_s)
 
 
