@@ -262,11 +262,13 @@ def budget_table_block(options: dict) -> str:
     diagonals with their sources)."""
     import markdown as _markdown
 
+    from ..widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
     opts = _options(options, TABLE_OPTIONS)
     try:
         table = summary_table(opts.get("table", "configs"), model=opts.get("model", "llama-2-7b"),
-                              batch=opts.get("batch", 4), hardware=opts.get("hardware", "h100-sxm"),
-                              precision=opts.get("precision", "bf16"))
+                              batch=opts.get("batch", 4),
+                              hardware=opts.get("hardware", DEFAULT_HARDWARE),
+                              precision=opts.get("precision", DEFAULT_PRECISION))
     except RooflineError as exc:
         raise _option_error(opts, exc) from None
     return _markdown.markdown(table.as_markdown(), extensions=["tables"])

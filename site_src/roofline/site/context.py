@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from ..catalog import Accelerator, Catalog, default_catalog
 from ..maths import OpPoint, place
 from ..ops import OpZoo, default_zoo
+from ..widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
 
-# The lesson's running example: "Take an NVIDIA H100 (SXM) as the running example".
-LESSON_HW = "h100-sxm"
-LESSON_PRECISION = "bf16"
+# The lesson's running example: "Take an NVIDIA H100 (SXM) as the running example" — the
+# widgets' default chip and precision, typed once in widgets/base.py.
+LESSON_HW = DEFAULT_HARDWARE
+LESSON_PRECISION = DEFAULT_PRECISION
 
 
 @dataclass(frozen=True)
