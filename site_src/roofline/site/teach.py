@@ -583,3 +583,54 @@ def op_term(ctx: Context, *, op: str, term: str = "elements") -> str:
     if not terms[term]:
         raise RooflineError(f"op {op!r} has no term {term!r}", field="term")
     return fmt.count(terms[term])
+
+
+# ---------------------------------------------------------------- the first roofline picture
+
+@marker("roofline_figure", block=True)
+def roofline_figure(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION,
+                    ops: str = "rmsnorm,gemm-train", uid: str = "rl-first-roof") -> str:
+    """A small static roofline (build-time SVG, no JS): the roof of one chip, its ridge and a
+    few of the op zoo's ops, drawn by render/svgchart (colours follow the palette)."""
+    from ..render import svgchart
+    acc = ctx.hw(hw)
+    peak = acc.peak_flops_per_s(precision) / 1e12
+    bw = acc.hbm_bandwidth_bytes_per_s / 1e12
+    ridge = acc.ridge_flops_per_byte(precision)
+    pts = ctx.points(hw, precision, [o for o in ops.split(",") if o])
+    ais = [p.intensity_flops_per_byte for p in pts] + [ridge]
+    lo = 10 ** math.floor(math.log10(min(ais) / 2))
+    hi = 10 ** math.ceil(math.log10(max(ais) * 2))
+    y_lo = 10 ** math.floor(math.log10(lo * bw))
+    roof = [(lo, lo * bw), (ridge, peak), (hi, peak)]
+    labels = {p.name: ctx.zoo.presets[p.name].label for p in pts}
+    desc = (f"The {acc.name} roofline in {precision}: attainable TFLOP/s rises with arithmetic "
+            f"intensity along the bandwidth slope ({fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}"
+            f") until the ridge at {fmt.num(ridge)} FLOP/byte, then stays flat at the "
+            f"{fmt.tflops(peak * 1e12)} peak. " + "; ".join(
+                f"{labels[p.name]}: AI {fmt.num(p.intensity_flops_per_byte)}, "
+                f"{fmt.percent(p.fraction_of_peak)} of peak, {p.bound}-bound" for p in pts))
+
+    def chart(width: int, height: int, font: float, short: bool = False):
+        points = [svgchart.Point(ridge, peak, f"ridge ≈ {fmt.num(ridge)}",
+                                 title=f"ridge: {fmt.num(ridge)} FLOP/byte")]
+        points += [svgchart.Point(p.intensity_flops_per_byte, p.attainable_flops_per_s / 1e12,
+                                  labels[p.name].split(" (")[0] if short else labels[p.name],
+                                  "rl-mem" if p.bound == "memory" else "rl-comp",
+                                  title=f"{labels[p.name]}: {fmt.percent(p.fraction_of_peak)} "
+                                  "of peak") for p in pts]
+        return svgchart.LogLogChart(
+            width, height, (lo, hi), (y_lo, peak * (10 if short else 3)),
+            "Arithmetic intensity (FLOP/byte, log)",
+            "Attainable TFLOP/s (log)", font=font,
+            lines=[svgchart.Line(roof, "rl-chart-roof", f"{precision} roof "
+                                 f"{fmt.num(peak)} TFLOP/s")], points=points)
+    title = f"The roofline of the {acc.name}, {precision}"
+    wide = chart(640, 320, 13).svg(title=title, desc=desc, uid=uid)
+    narrow = chart(380, 340, 11, short=True).svg(title=title, desc=desc, uid=f"{uid}-n")
+    cap = (f"The roofline of the {html.escape(acc.name)} in {precision}: the slope is "
+           f"AI × {fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, the flat roof "
+           f"{fmt.tflops(peak * 1e12)}, and they meet at the ridge, ≈ {fmt.num(ridge)} "
+           "FLOP/byte. Below it an op is memory-bound (orange), at or above it compute-bound "
+           "(green).")
+    return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
