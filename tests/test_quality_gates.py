@@ -1,0 +1,188 @@
+"""A gate that cannot fail is a defect: each quality gate, fed a small fixture with the defect it
+guards against seeded in, must report it (and stay quiet on a clean fixture). The gates are the
+same functions the site-wide tests call (tests/sitecheck.py, tests/pagecheck.py,
+conftest.watch); the fixtures are in tests/quality/seeded/, or a few files in tmp_path.
+
+Gate -> seeded test here:
+- broken internal link or anchor (sitecheck.broken_links) -> test_link_gate_reports_*
+- resource from another host, static scan (sitecheck.external_resources, cdn_mentions)
+  -> test_static_outside_load_gate_reports_*
+- reproducible build (sitecheck.differing_files) -> test_reproducibility_gate_reports_*
+- Nu HTML validator (sitecheck.validate_html / html_problems) -> test_html_gate_*
+- outside request in the browser (conftest.watch's request guard), console / page error,
+  plot block not ready, axe-core, hostile URL that would execute (pagecheck) -> the browser
+  tests at the end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import watch
+from pagecheck import PWNED_JS, axe_violations, page_report, pwned, settle
+from sitecheck import (allowed_html_messages, broken_links, cdn_mentions, differing_files,
+                       external_resources, validate_html)
+
+SEEDED = Path(__file__).parent / "quality" / "seeded"
+
+
+@pytest.fixture
+def tiny_site(tmp_path) -> Path:
+    site = tmp_path / "site"
+    (site / "lessons").mkdir(parents=True)
+    (site / "index.html").write_text(
+        '<h1 id="top">Home</h1><a href="lessons/one.html#part">lesson</a>', encoding="utf-8")
+    (site / "lessons" / "one.html").write_text(
+        '<h2 id="part">Part</h2><a href="../index.html#top">home</a>'
+        '<script src="../app.js"></script>', encoding="utf-8")
+    (site / "app.js").write_text("console.log('local');\n", encoding="utf-8")
+    return site
+
+
+# ---------------------------------------------------------------- links
+
+def test_link_gate_passes_the_clean_tiny_site(tiny_site):
+    assert broken_links(tiny_site) == []
+
+
+def test_link_gate_reports_a_missing_file_and_a_missing_anchor(tiny_site):
+    page = tiny_site / "lessons" / "one.html"
+    page.write_text(page.read_text() + '<a href="../gone.html">x</a><a href="#nowhere">y</a>'
+                    '<img src="../img/missing.png" alt="">', encoding="utf-8")
+    problems = broken_links(tiny_site)
+    assert len(problems) == 3, problems
+    assert any("gone.html" in p and "missing file" in p for p in problems)
+    assert any("no id 'nowhere'" in p for p in problems)
+    assert any("missing.png" in p for p in problems)
+
+
+# ---------------------------------------------------------------- outside loads (static scan)
+
+def test_static_outside_load_gate_passes_the_clean_tiny_site(tiny_site):
+    # prose and code samples about a CDN, and a plain link to one, are not loads
+    (tiny_site / "about.html").write_text(
+        "<p>Material's offline plugin fetches a polyfill from unpkg.com.</p>"
+        "<pre><code>polyfills: [https://unpkg.com/iframe-worker]</code></pre>"
+        '<a href="https://cdn.jsdelivr.net/">jsDelivr</a>', encoding="utf-8")
+    assert external_resources(tiny_site) == [] and cdn_mentions(tiny_site) == []
+
+
+def test_static_outside_load_gate_reports_a_cdn_script_and_font(tiny_site):
+    (tiny_site / "index.html").write_text(
+        '<script src="https://cdn.jsdelivr.net/npm/x.js"></script>'
+        '<link rel="stylesheet" href="//fonts.googleapis.com/css?family=Roboto">'
+        '<a href="https://example.com/">a plain link is not a load</a>', encoding="utf-8")
+    (tiny_site / "app.js").write_text('import("https://unpkg.com/lib");\n', encoding="utf-8")
+    found = external_resources(tiny_site)
+    assert len(found) == 2 and "cdn.jsdelivr.net" in found[0] and "fonts.googleapis" in found[1]
+    assert {m.split(": ")[1] for m in cdn_mentions(tiny_site)} == {
+        "cdn.jsdelivr", "fonts.googleapis", "unpkg.com"}
+
+
+# ---------------------------------------------------------------- reproducible builds
+
+def test_reproducibility_gate_reports_one_changed_byte_and_an_extra_file(tiny_site, tmp_path):
+    import shutil
+    again = tmp_path / "again"
+    shutil.copytree(tiny_site, again)
+    assert differing_files(tiny_site, again) == []
+    data = bytearray((again / "lessons" / "one.html").read_bytes())
+    data[5] ^= 1
+    (again / "lessons" / "one.html").write_bytes(bytes(data))
+    (again / "sitemap.xml.gz").write_bytes(b"\x1f\x8b")
+    assert differing_files(tiny_site, again) == ["bytes differ: lessons/one.html",
+                                                 "only in again: sitemap.xml.gz"]
+
+
+# ---------------------------------------------------------------- the Nu HTML validator
+
+def test_html_gate_reports_a_duplicate_id_and_passes_listed_findings():
+    """One validator run over three fixtures: a seeded duplicate id must be reported, a valid
+    page must not, and a page whose only finding is on the allow-list (exact message, straight
+    quotes as the validator prints them) must not."""
+    files = [SEEDED / "duplicate-id.html", SEEDED / "valid.html", SEEDED / "material-input.html"]
+    findings = validate_html(files)
+    allowed = allowed_html_messages()
+    by_file = {Path(f.file).name: [] for f in findings}
+    for f in findings:
+        by_file[Path(f.file).name].append(f.message)
+    assert by_file.get("duplicate-id.html") == ['Duplicate ID "part".'], findings
+    assert "valid.html" not in by_file
+    assert by_file.get("material-input.html") and set(by_file["material-input.html"]) <= allowed
+    problems = [f for f in findings if f.message not in allowed]
+    assert [Path(f.file).name for f in problems] == ["duplicate-id.html"]
+
+
+def test_html_gate_fails_when_the_validator_cannot_run(tmp_path, monkeypatch):
+    """The defect the old gate had: a validator that never ran looked like a clean site."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java
+    with pytest.raises(AssertionError, match="validator"):
+        validate_html([SEEDED / "duplicate-id.html"])
+
+
+# ---------------------------------------------------------------- browser gates
+
+@pytest.fixture(scope="module")
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 800, "height": 600})
+    yield ctx
+    ctx.close()
+
+
+def _load(context, name: str, query: str = ""):
+    w = watch(context)
+    w.page.goto((SEEDED / name).as_uri() + query)
+    settle(w.page, timeout_ms=5000)
+    return w
+
+
+@pytest.mark.browser
+def test_browser_gates_pass_the_clean_fixture(context):
+    w = _load(context, "valid.html")
+    report = page_report(w, axe=True)
+    assert (report.external, report.errors, report.axe, report.blocks) == ([], [], [], [])
+    assert not pwned(w.page)
+    w.page.close()
+
+
+@pytest.mark.browser
+def test_request_guard_reports_every_outside_request(context):
+    w = _load(context, "outside-request.html")
+    assert sorted(w.external) == ["http://example.org/beacon",
+                                  "https://cdn.example.com/logo.png",
+                                  "https://fonts.googleapis.com/css?family=Roboto"]
+    with pytest.raises(AssertionError, match="left the machine"):
+        w.assert_clean()
+    w.page.close()
+
+
+@pytest.mark.browser
+def test_console_gate_reports_console_and_page_errors_and_a_failed_plot(context):
+    w = _load(context, "console-error.html")
+    report = page_report(w, axe=False)
+    assert "seeded console error" in report.errors
+    assert any("seeded page error" in e for e in report.errors)
+    assert report.blocks == ["failed"]
+    with pytest.raises(AssertionError, match="console errors"):
+        w.assert_clean()
+    w.page.close()
+
+
+@pytest.mark.browser
+def test_axe_gate_reports_an_unnamed_image_and_button(context):
+    w = _load(context, "axe-violation.html")
+    ids = {v["id"] for v in axe_violations(w.page)}
+    assert {"image-alt", "button-name"} <= ids, ids
+    w.page.close()
+
+
+@pytest.mark.browser
+def test_hostile_url_gate_reports_a_payload_that_ran(context):
+    from urllib.parse import quote
+    payload = "<img id=pwned src=x onerror=window.__pwned=1>"
+    w = _load(context, "hostile-url.html", "?hardware=" + quote(payload))
+    w.page.wait_for_function(PWNED_JS, timeout=5000)
+    assert pwned(w.page)
+    w.page.close()
