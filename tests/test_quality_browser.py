@@ -1,68 +1,91 @@
-"""Quality gates in Chromium on every page: no outside request and no console error over http
-and file://, zero axe-core violations in the light and the dark palette."""
+"""Quality gates in Chromium on every page of the built site, each page loaded once per view
+(http light, http dark, file:// light) with every check run on that one load: no request leaves
+the machine, no console or page error, every plot block ready, the palette the reader's system
+asks for, and zero axe-core violations (over http; from file:// the DOM is the same). This
+merges the "every page" tests test_site_browser.py and this file each had (six loads of every
+page become three)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from conftest import ROOT
+from conftest import watch
+from pagecheck import PageReport, page_report, settle
 from sitecheck import pages
+from site_helpers import LESSON
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+VIEWS = [("http", "light"), ("http", "dark"), ("file", "light")]
 
 
-def _page_urls(site: Path, base: str) -> list[str]:
+def _rels(site, scheme: str) -> list[str]:
     # 404.html uses root-absolute URLs (a server shows it at any depth), so it only works
     # served; from file:// it is never shown.
-    return [base + str(p.relative_to(site)) for p in pages(site)
-            if not (base.startswith("file:") and p.name == "404.html")]
+    return [p.relative_to(site).as_posix() for p in pages(site)
+            if not (scheme == "file" and p.name == "404.html")]
 
 
-def _settle(page) -> None:
-    """Scroll through the page so lazily loaded plots load, then wait for the network."""
-    page.wait_for_load_state("load")
-    page.evaluate("""async () => {
-        for (let y = 0; y < document.body.scrollHeight; y += 600) {
-            window.scrollTo(0, y); await new Promise(r => setTimeout(r, 60)); }
-        window.scrollTo(0, 0); }""")
-    page.wait_for_load_state("networkidle")
+@pytest.fixture(scope="module")
+def view(built_site, site_url, browser):
+    """view(scheme, palette) -> {page: PageReport}: every page of one view, each loaded once
+    (on first use) and checked by every gate on that load."""
+    loaded: dict[tuple[str, str], dict[str, PageReport]] = {}
+
+    def _view(scheme: str, palette: str) -> dict[str, PageReport]:
+        if (scheme, palette) not in loaded:
+            out = {}
+            for rel in _rels(built_site, scheme):
+                ctx = browser.new_context(viewport={"width": 1280, "height": 900},
+                                          color_scheme=palette)
+                w = watch(ctx)
+                w.page.goto(site_url(rel, scheme))
+                settle(w.page)
+                out[rel] = page_report(w, axe=scheme == "http")
+                ctx.close()
+            loaded[scheme, palette] = out
+        return loaded[scheme, palette]
+    return _view
 
 
-@pytest.mark.parametrize("scheme", ["http", "file"])
-def test_every_page_is_self_contained_and_error_free(built_site, site_server, open_page, scheme):
-    base = site_server.url if scheme == "http" else built_site.as_uri() + "/"
-    urls = _page_urls(built_site, base)
-    assert len(urls) >= 3
-    for url in urls:
-        w = open_page(url)
-        _settle(w.page)
-        assert w.external == [], f"{url}: {w.external}"
-        assert w.errors == [], f"{url}: {w.errors}"
-        w.page.context.close()
+def _ids(views):
+    return [f"{s}-{p}" for s, p in views]
 
 
-def _axe(page) -> list[dict]:
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate("""async () => {
-        const r = await axe.run(document, {resultTypes: ['violations']});
-        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})); }""")
+@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
+def test_the_view_covers_every_page(view, built_site, scheme, palette):
+    reports = view(scheme, palette)
+    assert {LESSON, "index.html", "hardware.html", "budget.html", "measure.html"} <= set(reports)
+    assert len(reports) == len(pages(built_site)) - (scheme == "file")
 
 
-@pytest.mark.parametrize("palette", ["default", "slate"])
-def test_axe_finds_no_violations(built_site, site_server, open_page, palette):
-    assert AXE.exists(), "run `npm ci` (the README's test command does)"
-    failures = {}
-    for url in _page_urls(built_site, site_server.url):
-        w = open_page(url, scheme="dark" if palette == "slate" else "light")
-        w.page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", palette)
-        _settle(w.page)
-        w.page.wait_for_timeout(150)  # let the plots restyle after the palette switch
-        violations = _axe(w.page)
-        if violations:
-            failures[url] = violations
-        w.page.context.close()
-    assert failures == {}
+@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
+def test_no_request_leaves_the_machine(view, scheme, palette):
+    assert {rel: r.external for rel, r in view(scheme, palette).items() if r.external} == {}
+
+
+@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
+def test_no_console_or_page_error(view, scheme, palette):
+    assert {rel: r.errors for rel, r in view(scheme, palette).items() if r.errors} == {}
+
+
+@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
+def test_every_plot_block_is_ready(view, scheme, palette):
+    reports = view(scheme, palette)
+    assert reports[LESSON].blocks, "the lesson has a plot"
+    assert {rel: r.blocks for rel, r in reports.items()
+            if any(b != "ready" for b in r.blocks)} == {}
+
+
+@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
+def test_palette_follows_the_readers_preference(view, scheme, palette):
+    expected = "slate" if palette == "dark" else "default"
+    assert {rel: r.palette for rel, r in view(scheme, palette).items()
+            if r.palette != expected} == {}
+
+
+AXE_VIEWS = [v for v in VIEWS if v[0] == "http"]  # from file:// the DOM is the same
+
+
+@pytest.mark.parametrize("scheme, palette", AXE_VIEWS, ids=_ids(AXE_VIEWS))
+def test_axe_finds_no_violations(view, scheme, palette):
+    assert {rel: r.axe for rel, r in view(scheme, palette).items() if r.axe} == {}
