@@ -1,6 +1,7 @@
 """The README's test command installs each Debian package only when its tool is missing: each
-guard in scripts/test fires on its own. Run with ROOFLINE_TEST_DRY_RUN=1 (print the apt
-packages, stop) and a PATH of stub tools with one or more hidden."""
+guard in scripts/test fires on its own. The script runs up to its apt-get step
+(ROOFLINE_TEST_APT_ONLY=1) on a PATH of stub tools, one or more hidden, with a stub apt-get
+that records how it was called."""
 
 from __future__ import annotations
 
@@ -16,35 +17,37 @@ TOOLS = {"chromium": "chromium", "java": "default-jre-headless", "node": "nodejs
          "npm": "npm"}
 
 
-def dry_run(tmp_path, present: set[str]) -> str:
-    bin_dir = tmp_path / "bin"
+def apt_calls(tmp_path, present: set[str]) -> list[str]:
+    """Run scripts/test's install step with only `present` on PATH; the apt-get calls made."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "apt.log"
     bin_dir.mkdir()
     for tool in ("bash", "dirname"):
         os.symlink(shutil.which(tool), bin_dir / tool)
-    for tool in present:
-        stub = bin_dir / tool
-        stub.write_text("#!/bin/sh\nexit 0\n")
-        stub.chmod(0o755)
+    stubs = {tool: "exit 0" for tool in present}
+    stubs["apt-get"] = f'echo "$*" >> {log}'
+    for tool, body in stubs.items():
+        (bin_dir / tool).write_text(f"#!{shutil.which('bash')}\n{body}\n")
+        (bin_dir / tool).chmod(0o755)
     proc = subprocess.run([str(bin_dir / "bash"), str(ROOT / "scripts" / "test")],
-                          env={"PATH": str(bin_dir), "ROOFLINE_TEST_DRY_RUN": "1"},
+                          env={"PATH": str(bin_dir), "ROOFLINE_TEST_APT_ONLY": "1"},
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout.strip()
+    return log.read_text().splitlines() if log.exists() else []
 
 
 @pytest.mark.parametrize("hidden", sorted(TOOLS))
 def test_each_guard_fires_alone(tmp_path, hidden):
-    out = dry_run(tmp_path, set(TOOLS) - {hidden})
-    assert out == f"apt-get install: {TOOLS[hidden]}"
+    assert apt_calls(tmp_path, set(TOOLS) - {hidden}) == [
+        "update", f"install -y --no-install-recommends {TOOLS[hidden]}"]
 
 
 def test_nothing_installed_when_every_tool_is_there(tmp_path):
-    assert dry_run(tmp_path, set(TOOLS)) == "apt-get install: (nothing missing)"
+    assert apt_calls(tmp_path, set(TOOLS)) == []
 
 
 def test_a_bare_machine_gets_all_four(tmp_path):
-    assert dry_run(tmp_path, set()) == (
-        "apt-get install: chromium default-jre-headless nodejs npm")
+    assert apt_calls(tmp_path, set()) == [
+        "update", "install -y --no-install-recommends chromium default-jre-headless nodejs npm"]
 
 
 def test_ci_runs_the_readme_command():
