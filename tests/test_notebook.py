@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, screenshot
-from sitecheck import CDNS
+from test_sphinx_docs import CDNS
 
 nbformat = pytest.importorskip("nbformat", reason="install the [sphinx] extra")
 nbclient = pytest.importorskip("nbclient", reason="install the [sphinx] extra")
@@ -50,7 +50,11 @@ def test_notebook_executes_and_shows_two_offline_plots(executed):
         assert out.count('class="roofline-block"') == 1
         assert 'data-roofline="bokeh"' in out and 'data-roofline="loader"' in out
         assert not re.search(r'<script[^>]+src=', out)  # nothing fetched, CDN or local
-        assert not [c for c in CDNS if c in out]
+        # Our own markup names no CDN (BokehJS's bundle names one on a path we never take:
+        # its MathJax provider; the browser test proves no request leaves).
+        ours = re.sub(r'<script type="text/x-roofline" data-roofline="bokeh[^"]*">.*?</script>',
+                      "", out, flags=re.S)
+        assert not [c for c in CDNS if c in ours]
     text = "".join(o.get("text", "") for o in _outputs(nb) if o["output_type"] == "stream")
     assert "'ai'" in text and "0.01" in text  # the bad-option cell's error names the option
     assert (where / SAVED).exists()

@@ -12,7 +12,9 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from sitecheck import CDNS
+
+# CDN hosts our own markup must never name (the site's build gate has its own list).
+CDNS = ("unpkg.com", "cdn.jsdelivr", "fonts.googleapis", "cdn.bokeh.org", "cdnjs")
 
 PAGE = ROOT / "docs" / "use-in-your-docs.md"
 
