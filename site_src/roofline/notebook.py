@@ -44,10 +44,12 @@ class _Display:
 
     _roofline_height_px: int
     _roofline_label: str
+    _roofline_static: str
 
     def _roofline_block(self) -> str:
         from .plot.embed import block
-        return block(self, height_px=self._roofline_height_px, label=self._roofline_label)
+        return block(self, height_px=self._roofline_height_px, label=self._roofline_label,
+                     static=self._roofline_static)
 
     def html(self, *, title: str | None = None) -> str:
         """One self-contained HTML page (BokehJS and the loader inlined)."""
@@ -103,24 +105,37 @@ def _display_class(base: type) -> type:
         "__qualified_model__": base.__qualified_model__, "__module__": __name__})
 
 
-def wrap(layout: Any, *, height_px: int, label: str) -> Any:
+def wrap(layout: Any, *, height_px: int, label: str, static: str = "") -> Any:
     """Give a widget's Bokeh layout the notebook/file methods above (same object, same
-    serialised type); `height_px` is the block's reserved height, `label` its accessible name."""
+    serialised type); `height_px` is the block's reserved height, `label` its accessible name,
+    `static` its first frame as inline SVG (see roofline.plot.embed.block)."""
     layout.__class__ = _display_class(type(layout))
     layout._roofline_height_px = int(height_px)
     layout._roofline_label = label
+    layout._roofline_static = static
     return layout
 
 
-def roofline_figure(**kwargs: Any) -> Any:
-    """roofline.figure(): the widget's layout, displayable and savable (see the module doc)."""
-    from .fences import CONTROLS_HEIGHT_PX
-    from .plot.widget import figure
-    layout = figure(**kwargs)
-    height = kwargs.get("height", 400) + CONTROLS_HEIGHT_PX
-    if kwargs.get("measurement") is not None:
-        from .plot.measured import PICKER_HEIGHT_PX
+def roofline_figure(*, catalog: Any = None, zoo: Any = None, measurement: Any = None,
+                    url_state: bool = True, **options: Any) -> Any:
+    """roofline.figure(): the widget's layout, displayable and savable (see the module doc).
+    Same arguments as roofline.plot.widget.figure; parsed by the widget's settings object, so
+    the notebook block reserves the fence's height and draws the fence's static first frame."""
+    from .plot.svg import render
+    from .plot.widget import build_layout
+    from .widgets.roofline import RooflineSettings
+
+    opts = {k: v for k, v in options.items() if v is not None}
+    if url_state is not True:
+        opts["url"] = url_state
+    if isinstance(measurement, (str, Path)):
+        opts["measurement"], measurement = str(measurement), None
+    settings = RooflineSettings.from_options(
+        opts, catalog=str(catalog.path) if catalog is not None else None)
+    layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
+    height = settings.height_px
+    if measurement is not None:  # a document given as a dict: its overlay adds the picker
+        from .widgets.measurement import PICKER_HEIGHT_PX
         height += PICKER_HEIGHT_PX
-    label = (f"Interactive roofline: {kwargs.get('hardware', 'h100-sxm')}, "
-             f"{kwargs.get('precision', 'bf16')}")
-    return wrap(layout, height_px=height, label=label)
+    static = render(settings.payload(catalog, zoo), height_px=settings.height)
+    return wrap(layout, height_px=height, label=settings.label, static=static)

@@ -62,7 +62,7 @@ html:not([data-theme]) body:not([data-theme]) { color-scheme: light; }
 .roofline-block { margin: 1em 0; }
 """
 
-KINDS = tuple(fences.FENCES)
+KINDS = tuple(fences.WIDGETS)
 
 
 class OptionError(Exception):
@@ -73,30 +73,14 @@ class OptionError(Exception):
         self.option, self.message = option, message
 
 
-_FENCE_ERROR = re.compile(r"^(?:.*?: )?```[\w-]+ fence: (?:key '(?P<key>[^']+)': )?(?P<msg>.*)$",
-                          re.S)
-
-
 def render(kind: str, options: dict[str, Any], *, where: str) -> str:
-    """The HTML block for widget `kind` with `options`, through the widget layer's one
-    validation path; raises OptionError naming the option. (The only call into fences.)"""
-    render_widget = getattr(fences, "render_widget", None)
-    if render_widget is not None:  # the widget layer's adapter (issue #12)
-        try:
-            return render_widget(kind, options, where=where)
-        except RooflineError as exc:  # WidgetOptionError: .option and .detail (no where)
-            raise OptionError(getattr(exc, "option", "") or None, exc.detail) from None
-    from pymdownx.superfences import SuperFencesException
-    source = yaml.safe_dump(options, sort_keys=False) if options else ""
+    """The HTML block for widget `kind` with `options`, through the widget layer's one door
+    (roofline.fences.render_widget: the kind's settings object, the fence's validation);
+    raises OptionError naming the option."""
     try:
-        return fences.FENCES[kind](source, kind, kind, {}, None)
-    except SuperFencesException as exc:
-        found = _FENCE_ERROR.match(str(exc))
-        if found is None:
-            raise OptionError(None, str(exc)) from None
-        raise OptionError(found.group("key"), found.group("msg")) from None
-    except RooflineError as exc:  # a formatter that let the model's error through
-        raise OptionError(exc.field.split(".")[0] or None, exc.detail) from None
+        return fences.render_widget(kind, options, where=where)
+    except RooflineError as exc:  # WidgetOptionError: .option and .detail (the rest of the line)
+        raise OptionError(getattr(exc, "option", "") or None, exc.detail) from None
 
 
 class _AnyOption(dict):
