@@ -17,16 +17,20 @@ KNOWN: list[list[str]] = [
 ]
 
 
-def test_the_package_has_no_import_cycle():
-    found = cycles(graph(PACKAGE))
+@pytest.fixture(scope="module")
+def edges() -> dict[str, set[str]]:
+    return graph(PACKAGE)
+
+
+def test_the_package_has_no_import_cycle(edges):
+    found = cycles(edges)
     new = [c for c in found if c not in KNOWN]
     assert not new, "import cycles: " + "; ".join(" <-> ".join(c) for c in new)
 
 
 @pytest.mark.parametrize("pair", [("fences", "plot.widget"), ("measure.gpu", "measure.runner"),
                                   ("fences", "widgets.roofline")])
-def test_the_old_cycles_stay_broken(pair):
-    edges = graph(PACKAGE)
+def test_the_old_cycles_stay_broken(pair, edges):
     a, b = (f"roofline.{m}" for m in pair)
     assert not (a in edges[b] and b in edges[a])
     assert not any(a in c and b in c for c in cycles(edges))
