@@ -81,6 +81,24 @@ def min_compute_bound_tokens(peak_flops_per_s: float, bandwidth_bytes_per_s: flo
     return n
 
 
+def projection_points(tokens: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float,
+                      shapes: list[tuple[float, float]], bytes_per_weight: float,
+                      bytes_per_activation: float) -> list[dict]:
+    """Each weight shape d × f at `tokens` per step: AI, attainable FLOP/s, share of peak,
+    bound, and the smallest compute-bound batch (what the tokens explorer draws)."""
+    out = []
+    for d, f in shapes:
+        ai = matmul_intensity(tokens, d, f, bytes_per_weight, bytes_per_activation)
+        att = min(peak_flops_per_s, ai * bandwidth_bytes_per_s)
+        out.append({"ai": ai, "attainable": att, "fraction": att / peak_flops_per_s,
+                    "bound": "memory" if ai < peak_flops_per_s / bandwidth_bytes_per_s
+                    else "compute",
+                    "min_tokens": min_compute_bound_tokens(
+                        peak_flops_per_s, bandwidth_bytes_per_s, d, f, bytes_per_weight,
+                        bytes_per_activation)})
+    return out
+
+
 # ---------------------------------------------------------------- the launch floor
 
 @dataclass(frozen=True)
@@ -195,8 +213,16 @@ def build_cases() -> dict:
     share_cases = [{"launches": n, "launch": ls, "step": st, "share": launch_share(n, ls, st)}
                    for n, ls, st in ((483, launch, 4.6e-3), (1256, launch, 1.185),
                                      (419, 1e-6, 4.59e-3), (1, launch, launch))]
+    shapes = [(4096, 4096), (4096, 11008), (8192, 1024), (64, 64)]
+    projection_cases = [
+        {"tokens": t, "peak": acc.peak_flops_per_s("bf16"), "bw": acc.hbm_bandwidth_bytes_per_s,
+         "shapes": shapes, "points": projection_points(t, acc.peak_flops_per_s("bf16"),
+                                                        acc.hbm_bandwidth_bytes_per_s, shapes,
+                                                        2.0, 2.0)}
+        for acc in (h100, catalog["a100-sxm-80gb"]) for t in (1, 8, 64, 256, 328, 4096, 32768)]
     return {"launch_s": launch, "tokens": tokens_cases, "intensity": intensity_cases,
-            "overhead": overhead_cases, "launch_share": share_cases}
+            "overhead": overhead_cases, "launch_share": share_cases,
+            "projections": projection_cases}
 
 
 def dumps(cases: dict) -> str:

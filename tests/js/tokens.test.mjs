@@ -63,3 +63,38 @@ test("launch share of a step", () => {
     close(tk.launchShare(c.launches, c.launch, c.step), c.share, `${c.launches} launches`);
   }
 });
+
+test("projection points for the tokens explorer", () => {
+  for (const c of CASES.projections) {
+    const got = tk.projectionPoints(c.tokens, c.peak, c.bw, c.shapes, 2, 2);
+    c.points.forEach((p, i) => {
+      const what = `T=${c.tokens} ${c.shapes[i]}`;
+      close(got[i].ai, p.ai, `${what} ai`);
+      close(got[i].attainable, p.attainable, `${what} attainable`);
+      close(got[i].fraction, p.fraction, `${what} fraction`);
+      assert.equal(got[i].bound, p.bound, `${what} bound`);
+      assert.equal(got[i].min_tokens, p.min_tokens, `${what} min`);
+    });
+  }
+});
+
+test("slider positions are log2 of whole tokens", () => {
+  for (const t of [1, 8, 64, 256, 4096, 32768]) assert.equal(tk.tokensAt(tk.positionOf(t)), t);
+  assert.equal(tk.tokensAt(-3), 1);
+});
+
+test("formatting helpers are identical copies of budget.mjs's", async () => {
+  const budget = await import("../../site_src/roofline/plot/js/budget.mjs");
+  for (const name of ["sig", "num", "percent"]) {
+    assert.equal(tk[name].toString(), budget[name].toString(), name);
+  }
+});
+
+test("explainTokens says both families' bound and where they reach the roof", () => {
+  const fams = [{ label: "q/k/v/o (4,096 × 4,096)", short: "q/k/v/o", shape: [4096, 4096] },
+                { label: "gate/up/down (4,096 × 11,008)", short: "MLP", shape: [4096, 11008] }];
+  const pts = tk.projectionPoints(64, 989.4e12, 3.35e12, fams.map((f) => f.shape), 2, 2);
+  const text = tk.explainTokens(64, "H100", fams, pts);
+  assert.match(text, /^64 tokens per step on the H100: q\/k\/v\/o \(4,096 × 4,096\): AI 62\.1?[0-9]*, memory-bound/);
+  assert.match(text, /reach the roof at [0-9,]+ \(q\/k\/v\/o\) and 328 \(MLP\) tokens\.$/);
+});
