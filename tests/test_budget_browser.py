@@ -12,6 +12,7 @@ import pytest
 from conftest import screenshot
 from roofline import default_catalog
 from roofline.budget import Assumptions, budget
+from roofline.memory import Sharding
 from roofline.transformer import get_model
 
 pytestmark = pytest.mark.browser
@@ -58,10 +59,13 @@ def _state(w) -> dict:
     return w.page.evaluate(STATE_JS)
 
 
-def _python(fusions=(), batch=4, phase="train", model="llama-2-7b", **assumptions):
+def _python(fusions=("flash",), batch=4, phase="train", model="llama-2-7b", zero=1,
+            recompute="full", **assumptions):
+    """The model's budget for a widget state; the defaults are the state the page opens on
+    (FlashAttention, ZeRO-1, full recomputation: the stated run)."""
     cat = default_catalog()
     return budget(get_model(model), phase, batch, 4096, cat["h100-sxm"], "bf16", 2.0,
-                  frozenset(fusions), Assumptions(**assumptions))
+                  frozenset(fusions), Assumptions(**assumptions), Sharding(zero, recompute))
 
 
 def _mfu_shown(st) -> float:
@@ -70,8 +74,8 @@ def _mfu_shown(st) -> float:
 
 def _check_waterfall_adds_up(st) -> None:
     drops = [r - l for row, l, r in zip(st["rows"], st["left"], st["right"])
-             if row not in ("100 % of peak", "= roofline MFU bound", "= MFU estimate")]
-    assert len(drops) == 6
+             if row not in ("100 % of peak", "= MFU estimate")]
+    assert len(drops) == 7
     assert math.isclose(100 - sum(drops), _mfu_shown(st) * 100, rel_tol=1e-9)
     shown = st["text"][st["rows"].index("= MFU estimate")]
     assert f"after overheads {shown}" in st["readout"]
@@ -80,26 +84,29 @@ def _check_waterfall_adds_up(st) -> None:
 
 def test_fusion_toggle_moves_points_and_grows_the_bar(built_site, site_server, open_page):
     w = _open(open_page, site_server.url + PAGE)
-    before = _state(w)
-    assert before["active"] == [] and (before["model"], before["phase"]) == ("llama-2-7b", "train")
-    py = _python()
-    assert math.isclose(_mfu_shown(before), py.mfu_estimate, rel_tol=1e-9)
-    _check_waterfall_adds_up(before)
+    # The page opens on the stated run: FlashAttention on, ZeRO-1, full recomputation.
+    after = _state(w)
+    assert after["active"] == [3] and (after["model"], after["phase"]) == ("llama-2-7b", "train")
+    assert math.isclose(_mfu_shown(after), _python().mfu_estimate, rel_tol=1e-9)
+    _check_waterfall_adds_up(after)
 
-    # Keyboard: focus the FlashAttention checkbox and press Space.
+    # Keyboard: focus the FlashAttention checkbox and press Space to turn it off.
     box = w.page.get_by_label(FLASH_LABEL)
     box.focus()
     box.press("Space")
     w.page.wait_for_timeout(300)
-    after = _state(w)
-    assert after["active"] == [3]
+    before = _state(w)
+    assert before["active"] == []
     soft = after["ops"].index("attn_softmax")
-    assert after["x"][soft] > 10 * before["x"][soft]  # the softmax point moved right
-    assert _mfu_shown(after) > _mfu_shown(before)  # the MFU bar grew
+    assert after["x"][soft] > 10 * before["x"][soft]  # unfused, the softmax point moved left
+    assert _mfu_shown(after) > _mfu_shown(before)  # and the MFU bar shrank
     att = after["cls"].index("attention")
     assert after["ms"][att] < before["ms"][att]
-    assert math.isclose(_mfu_shown(after), _python({"flash"}).mfu_estimate, rel_tol=1e-9)
-    _check_waterfall_adds_up(after)
+    assert math.isclose(_mfu_shown(before), _python(()).mfu_estimate, rel_tol=1e-9)
+    _check_waterfall_adds_up(before)
+    box.press("Space")
+    w.page.wait_for_timeout(300)
+    after = _state(w)
 
     # Fusing the norm moves its point onto the QKV GEMM's and grows the bar again.
     w.page.get_by_label("RMSNorm into the next GEMM's prologue").check()
@@ -124,8 +131,8 @@ def test_assumptions_change_the_waterfall_not_the_bound(built_site, site_server,
     w.page.wait_for_timeout(300)
     after = _state(w)
     assert after["launch"] == pytest.approx(before["launch"] + 4 * 0.5)
-    bound = after["rows"].index("= roofline MFU bound")
-    assert after["right"][bound] == before["right"][bound]
+    bound = before["readout"].split("MFU upper bound ")[1].split(",")[0]
+    assert f"MFU upper bound {bound}," in after["readout"]
     assert _mfu_shown(after) < _mfu_shown(before)
     assert math.isclose(_mfu_shown(after), _python(launch_overhead_s=6e-6).mfu_estimate,
                         rel_tol=1e-9)
@@ -144,8 +151,9 @@ def test_url_state_restores_clamps_and_never_injects(built_site, site_server, op
     assert (st["eff"], st["dp"], st["overlap"], st["launch"]) == (1.0, "1024", 1.0, 4.0)
     assert w.page.locator("img[src='x']").count() == 0
     py = _python({"flash", "norm"}, batch=32, phase="decode", model="llama-3-8b",
-                 kernel_efficiency=1.0, dp_degree=1024, overlap_fraction=1.0)
-    assert math.isclose(_mfu_shown(st), py.mfu_estimate, rel_tol=1e-9)
+                 zero=0, recompute="none", kernel_efficiency=1.0, dp_degree=1024,
+                 overlap_fraction=1.0)
+    assert py.fits and math.isclose(_mfu_shown(st), py.mfu_estimate, rel_tol=1e-9)
     # decode's bound is far below training's
     assert py.mfu_upper_bound < _python().mfu_upper_bound / 10
     _check_waterfall_adds_up(st)
@@ -164,7 +172,7 @@ def test_file_url_and_hierarchy_plot(built_site, open_page):
     ridge_js = """() => {
       const d = Bokeh.documents.find((x) => x.get_model_by_name('ceilings'));
       return [d.get_model_by_name('ridge').location,
-              d.get_model_by_name('ceilings').data.text.length];
+              d.get_model_by_name('ceilings').data.xs.length];
     }"""
     ridge_bf16, n_ceilings = w.page.evaluate(ridge_js)
     assert n_ceilings >= 3  # SMEM, PCIe and NVLink diagonals (the H100's L2 has no bandwidth)
@@ -196,3 +204,105 @@ def test_screenshots(built_site, site_server, open_page, name, width, scheme):
     # At 412 px nothing may overflow the page sideways.
     assert w.page.evaluate("document.documentElement.scrollWidth") <= width + 1
     w.assert_clean()
+
+
+# ---------------------------------------------------------------- issue #13: does it fit?
+
+SWEEP_JS = """async (states) => {
+  const doc = Bokeh.documents.find((d) => d.get_model_by_name("budget-fusions"));
+  const m = (n) => doc.get_model_by_name(n);
+  const out = [];
+  // Change only what differs from the previous state: one callback per step of the sweep.
+  const set = (name, key, value) => {
+    const w = m(name);
+    if (JSON.stringify(w[key]) !== JSON.stringify(value)) w[key] = value;
+  };
+  for (const s of states) {
+    set("budget-model", "value", s.model);
+    set("budget-phase", "value", s.phase);
+    set("budget-batch", "value", String(s.batch));
+    set("budget-fusions", "active", s.flash ? [3] : []);
+    set("budget-dp", "value", String(s.dp));
+    set("budget-zero", "value", String(s.zero));
+    set("budget-recompute", "value", s.recompute);
+    // BokehJS runs a module callback after the assignment returns: let it run.
+    for (let i = 0; i < 4; i++) await Promise.resolve();
+    out.push({batch: m("budget-batch").value, readout: m("budget-readout").text,
+              wf: m("budget-waterfall-text").text,
+              right: [...m("budget-waterfall-bars").data.right],
+              text: [...m("budget-waterfall-bars").data.text],
+              ms: [...m("budget-class-bars").data.ms]});
+  }
+  return out;
+}"""
+
+
+def _sweep():
+    """The states the browser drives: every model × phase × batch × FlashAttention on/off at
+    the page's knobs, and the whole ZeRO × recomputation grid for the two models that need it
+    most at 1, 8 and 1,024 GPUs. (Every reachable state's verdict is checked in node against
+    roofline.memory, tests/js/budget.test.mjs; here the page must show each verdict.)"""
+    from roofline.budget_widget import reachable_states
+    for s in reachable_states():
+        default = s["dp"] == 8 and s["zero"] == 1 and s["recompute"] == "full"
+        grid = (s["model"] != "llama-3-8b" and s["batch"] == 4 and s["flash"]
+                and s["dp"] in (1, 8, 1024))
+        if s["phase"] != "train" or default or grid:
+            yield s
+
+
+def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
+    """One page load, the controls driven through the states of _sweep(): each state
+    roofline.memory says does not fit shows "Does not fit" with its total and overflow, empty
+    waterfall and class bars, no time; each state that fits shows its MFU (issue #13)."""
+    from roofline import fmt
+    from roofline.memory import step_memory
+    w = _open(open_page, site_server.url + PAGE)
+    states = list(_sweep())
+    shown = w.page.evaluate(SWEEP_JS, states)
+    cap = default_catalog()["h100-sxm"].hbm.capacity_bytes
+    misfits = 0
+    for s, got in zip(states, shown, strict=True):
+        train = s["phase"] == "train"
+        m = step_memory(get_model(s["model"]), s["phase"], s["batch"], 4096, 2.0, cap,
+                        flash=s["flash"], dp_degree=s["dp"] if train else 1,
+                        sharding=Sharding(s["zero"], s["recompute"]) if train else Sharding())
+        assert got["batch"] == str(s["batch"]), s
+        if m.fits:
+            assert "after overheads" in got["readout"] and not got["readout"].startswith("Does"), s
+            continue
+        misfits += 1
+        assert got["readout"].startswith("Does not fit: "), (s, got["readout"])
+        assert f"needs {fmt.capacity(m.total)} per GPU, {fmt.capacity(m.overflow)} more" \
+            in got["readout"], (s, got["readout"])
+        assert "No time is shown" in got["readout"]
+        assert got["wf"] == "Does not fit in memory: no time budget."
+        assert all(x == 0 for x in got["right"]) and all(x == 0 for x in got["ms"]), s
+        assert "does not fit" in got["text"]
+    assert 20 < misfits < len(states), misfits  # both sides are exercised
+    w.assert_clean()
+
+
+def test_static_page_prints_every_default_without_javascript(built_site, browser):
+    """With JavaScript off, the budget page's text still states every default the widget opens
+    with and its basis, and the memory table says what does not fit."""
+    from roofline.budget import Assumptions
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto((built_site / PAGE).as_uri())
+        text = page.locator("article").inner_text()
+    finally:
+        ctx.close()
+    a = Assumptions()
+    flat = " ".join(text.split())
+    for want in (f"{a.kernel_efficiency:g} an assumption, not a measurement",
+                 f"{a.launch_overhead_s * 1e6:g} µs an assumption",
+                 f"{a.dp_degree} the stated run: one 8-GPU node",
+                 f"{a.overlap_fraction * 100:g} % an assumption",
+                 "ZeRO stage 1 and full activation recomputation",
+                 "reached through the kernel-efficiency assumption",
+                 "causal masking" if "causal masking" in flat else "non-causal",
+                 "2.5 × its forward FLOPs", "16 bytes per parameter", "Korthikanti",
+                 "does not fit: 439 GB over"):
+        assert want in flat, want

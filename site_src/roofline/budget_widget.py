@@ -41,6 +41,9 @@ LIMITS = {"efficiency": (0.3, 1.0), "launch_us": (0.0, 50.0), "dp": (1, 1024),
           "overlap": (0.0, 1.0)}
 DP_OPTIONS = tuple(2 ** i for i in range(11))  # 1 … 1,024 GPUs
 CONTROLS_HEIGHT_PX = 600  # selects, checkboxes, knobs (two rows on a phone), readout, text
+STATED_RUN = Sharding(1, "full")
+"""How the page's training run is sharded: the least (roofline.memory.what_fits) that fits
+Llama 2 7B at 4 × 4,096 per GPU on an 80 GiB part, 8-way data parallel."""
 
 
 @dataclass(frozen=True)
@@ -328,7 +331,40 @@ def cases(n_random: int = 40) -> dict:
     lean = {k: v for k, v in data.items() if k != "combos"}
     # Through JSON, as the file holds it (tuples become lists).
     return json.loads(json.dumps({"payload": lean, "views": _view_cases(data, n_random),
+                                  "reachable": _reachable_cases(data),
                                   "format": _format_cases()}))
+
+
+def reachable_states():
+    """Every state of the widget's controls that changes what a step holds: model, phase,
+    batch, FlashAttention on/off and, for training, data-parallel GPUs, ZeRO stage and
+    recomputation (the other fusions and the time knobs do not change memory)."""
+    for model in default_models():
+        for phase, batches in BATCHES.items():
+            for batch in batches:
+                for flash in (False, True):
+                    if phase != "train":
+                        yield {"model": model, "phase": phase, "batch": batch, "flash": flash,
+                               "dp": 8, "zero": 0, "recompute": "none"}
+                        continue
+                    for dp in DP_OPTIONS:
+                        for zero in ZERO_STAGES:
+                            for recompute in RECOMPUTE:
+                                yield {"model": model, "phase": phase, "batch": batch,
+                                       "flash": flash, "dp": dp, "zero": zero,
+                                       "recompute": recompute}
+
+
+def _reachable_cases(data: dict) -> list[list]:
+    """[model, phase, batch, flash, dp, zero, recompute, total bytes, fits] for every
+    reachable state: budget.mjs must give every one the verdict roofline.memory gives."""
+    out = []
+    for s in reachable_states():
+        st = {**s, "mask": mask_of({"flash"} if s["flash"] else ())}
+        m = memory_of(data, st, s["zero"], s["recompute"])
+        out.append([s["model"], s["phase"], s["batch"], s["flash"], s["dp"], s["zero"],
+                    s["recompute"], m["total"], m["fits"]])
+    return out
 
 
 def _format_cases() -> list[dict]:

@@ -105,6 +105,19 @@ test("a step that does not fit shows no time: empty bars, a plain 'does not fit'
   }
 });
 
+test("every reachable memory state gets roofline.memory's verdict (issue #13)", () => {
+  assert.ok(CASES.reachable.length > 2000);
+  let misfits = 0;
+  for (const [model, phase, batch, flash, dp, zero, recompute, total, fits] of CASES.reachable) {
+    const m = bj.stepMemory(P, model, phase, batch, flash, phase === "train" ? dp : 1, zero,
+                            recompute);
+    close(m.total, total, `${model}/${phase}/${batch}/${flash}/${dp}/${zero}/${recompute}`);
+    assert.equal(m.fits, fits);
+    if (!fits) misfits += 1;
+  }
+  assert.ok(misfits > 500, `${misfits}`);
+});
+
 test("formatting matches roofline.fmt", () => {
   for (const c of CASES.format) assert.equal(bj[c.fn](...c.args), c.out, `${c.fn}(${c.args})`);
 });

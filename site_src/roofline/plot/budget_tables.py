@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from .. import fmt
 from ..budget import FUSION_LABELS, FUSIONS, budget
-from ..budget_widget import BATCHES, SEQ
+from ..budget_widget import BATCHES, SEQ, STATED_RUN
+from ..memory import Sharding, describe
 from ..catalog import Catalog, default_catalog
 from ..errors import RooflineError, unknown_id
 from ..transformer import PHASES
@@ -24,21 +25,36 @@ def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
     if not (isinstance(batch, int) and batch > 0):
         raise RooflineError(f"must be a positive integer, got {batch!r}", field="batch")
     if kind == "configs":
+        # Training as the stated run shards it (ZeRO-1, full recomputation: the least that fits
+        # Llama 2 7B at 4 × 4,096 on an 80 GiB part); a row that still does not fit shows no time.
         rows = []
         for phase in PHASES:
             n = batch if phase == "train" else BATCHES[phase][-2 if phase == "decode" else 0]
+            sharding = STATED_RUN if phase == "train" else Sharding()
             for label, fz in (("none", ()), ("FlashAttention", ("flash",)), ("all four", FUSIONS)):
-                bg = budget(cfg, phase, n, SEQ[phase], hw, precision, b, frozenset(fz))
-                rows.append({"phase": phase, "batch": f"{n} × {SEQ[phase]:,}", "fused": label,
-                             "step_time_s": bg.step_time_s, "bytes": bg.bytes,
-                             "bound": bg.mfu_upper_bound, "estimate": bg.mfu_estimate})
+                bg = budget(cfg, phase, n, SEQ[phase], hw, precision, b, frozenset(fz),
+                            sharding=sharding)
+                m = bg.memory
+                fits = m.fits
+                rows.append({"phase": phase if phase != "train" else
+                             f"train ({describe(sharding)})",
+                             "batch": f"{n} × {SEQ[phase]:,}", "fused": label,
+                             "memory": (f"{fmt.capacity(m.total)}" if fits else
+                                        f"does not fit: {fmt.capacity(m.total)}, "
+                                        f"{fmt.capacity(m.overflow)} over"),
+                             "step_time_s": bg.step_time_s if fits else None,
+                             "bytes": bg.bytes if fits else None,
+                             "bound": bg.mfu_upper_bound if fits else None,
+                             "estimate": bg.mfu_estimate if fits else None})
         cols = (Column("phase", "Phase"), Column("batch", "Batch × tokens"),
-                Column("fused", "Fused"),
+                Column("fused", "Fused"), Column("memory", "Memory per GPU", align="right"),
                 Column("step_time_s", "Step at the roofline", fmt.seconds, "right"),
                 Column("bytes", "HBM traffic", fmt.capacity, "right"),
                 Column("bound", "MFU upper bound", lambda x: fmt.percent(x, 3), "right"),
                 Column("estimate", "After overheads", lambda x: fmt.percent(x, 3), "right"))
         return Table(cols, tuple(rows))
+    if kind == "memory":
+        return memory_table(hw, precision, b)
     if kind == "fusions":
         base = budget(cfg, "train", batch, SEQ["train"], hw, precision, b)
         rows = []
@@ -57,7 +73,51 @@ def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
         return Table(cols, tuple(rows))
     if kind == "ceilings":
         return ceilings_table(hw, catalog)
-    raise unknown_id("table", kind, ["configs", "fusions", "ceilings"], field="table")
+    raise unknown_id("table", kind, ["configs", "fusions", "ceilings", "memory"], field="table")
+
+
+MEMORY_ROWS = (
+    ("llama-2-7b", "train", 4, (), Sharding()),
+    ("llama-2-7b", "train", 4, ("flash",), Sharding()),
+    ("llama-2-7b", "train", 4, ("flash",), Sharding(1, "full")),
+    ("llama-2-7b", "train", 1, ("flash",), Sharding(1)),
+    ("llama-2-7b", "prefill", 8, (), Sharding()),
+    ("llama-2-7b", "decode", 32, (), Sharding()),
+    ("llama-2-7b", "decode", 256, (), Sharding()),
+    ("llama-3-70b", "decode", 1, (), Sharding()),
+)
+
+
+def memory_table(hw, precision: str, b: float):
+    """What one step holds per GPU (roofline.memory) against the chip's HBM, for the
+    configurations the page discusses: the plain ones that do not fit and the sharding that
+    makes training fit."""
+    from ..render.table import Column, Table
+    from ..transformer import get_model
+
+    rows = []
+    for model, phase, batch, fz, sharding in MEMORY_ROWS:
+        cfg = get_model(model)
+        bg = budget(cfg, phase, batch, SEQ[phase], hw, precision, b, frozenset(fz),
+                    sharding=sharding)
+        m = bg.memory
+        how = ", ".join(filter(None, ["FlashAttention" if fz else "",
+                                      describe(sharding) if phase == "train" else ""]))
+        rows.append({"config": f"{cfg.name}, {phase}, {batch} × {SEQ[phase]:,}"
+                               + (f" ({how})" if how else ""),
+                     "weights": m.weights, "state": m.gradients + m.optimizer,
+                     "activations": m.activations, "kv": m.kv_cache, "total": m.total,
+                     "verdict": ("fits" if m.fits else
+                                 f"does not fit: {fmt.capacity(m.overflow)} over")})
+    cap = hw.hbm.capacity_bytes
+    cols = (Column("config", "Step (data-parallel over 8 GPUs for training)"),
+            Column("weights", "Weights", fmt.capacity, "right"),
+            Column("state", "Gradients + AdamW", fmt.capacity, "right"),
+            Column("activations", "Activations", fmt.capacity, "right"),
+            Column("kv", "KV cache", fmt.capacity, "right"),
+            Column("total", "Total per GPU", fmt.capacity, "right"),
+            Column("verdict", f"Against {fmt.memory(cap)} ({fmt.capacity(cap)}) of HBM"))
+    return Table(cols, tuple(rows))
 
 
 def ceilings_table(hw, catalog: Catalog):
