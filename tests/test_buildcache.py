@@ -140,3 +140,19 @@ def test_the_plugin_caches_beside_mkdocs_yml(monkeypatch):
         buildcache.configure(None)
     ignored = (Path(__file__).resolve().parent.parent / ".gitignore").read_text()
     assert ".cache/" in ignored.splitlines()
+
+
+def test_old_entries_are_pruned_and_hits_stay(tmp_path, monkeypatch):
+    import time
+    monkeypatch.setenv("ROOFLINE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ROOFLINE_CACHE", raising=False)
+    render("roofline-measurement")
+    (a,) = entries(tmp_path)
+    render("roofline-budget-table")
+    (b,) = set(entries(tmp_path)) - {a}
+    past = time.time() - (buildcache.MAX_AGE_DAYS + 1) * 86400
+    for entry in (a, b):
+        os.utime(entry, (past, past))
+    render("roofline-budget-table")  # a hit refreshes its entry's date
+    assert buildcache.prune(tmp_path) == 1
+    assert entries(tmp_path) == [b]

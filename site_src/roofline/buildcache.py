@@ -12,7 +12,8 @@ Contents are hashed, not dates, so a touched but unchanged file still hits, and 
 Where: ROOFLINE_CACHE_DIR if set; else the folder the MkDocs plugin configures (`.cache/roofline/`
 beside mkdocs.yml); else no disk cache (the CLI, Sphinx and tests render every time unless they
 set ROOFLINE_CACHE_DIR). ROOFLINE_CACHE=0 turns it off. Entries are written atomically, so
-parallel builds can share a folder; delete the folder to empty it.
+parallel builds can share a folder; delete the folder to empty it. A hit refreshes an entry's
+date, and the plugin drops entries unused for MAX_AGE_DAYS (old code, old data) at each build.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import metadata
@@ -34,14 +36,17 @@ FORMAT = 1  # bump when the entry layout or the key's recipe changes
 DEFAULT_DIR = ".cache/roofline"
 """The plugin's cache folder, relative to the MkDocs project root (mkdocs.yml's folder)."""
 PACKAGE = Path(__file__).resolve().parent
+MAX_AGE_DAYS = 30
 _configured: Path | None = None
 
 
 def configure(folder: Path | str | None) -> None:
-    """Set the default cache folder (the MkDocs plugin: `.cache/roofline/` at the project
-    root); None: no default."""
+    """Set the default cache folder (the MkDocs plugin, at each build: `.cache/roofline/` at
+    the project root) and drop its entries unused for MAX_AGE_DAYS; None: no default."""
     global _configured
     _configured = Path(folder) if folder is not None else None
+    if _configured is not None:
+        prune(_configured)
 
 
 def folder() -> Path | None:
@@ -60,14 +65,37 @@ def cached(kind: str, settings: Any, render: Callable[[], str]) -> str:
     key = key_of(kind, settings)
     path = where / key[:2] / f"{key}.html"
     try:
-        return path.read_text(encoding="utf-8")
+        html = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
         pass
     except OSError:
         return render()
+    else:
+        try:
+            os.utime(path)  # still in use: prune() keeps it
+        except OSError:
+            pass
+        return html
     html = render()
     _write(path, html)
     return html
+
+
+def prune(where: Path | None = None, *, max_age_days: float = MAX_AGE_DAYS) -> int:
+    """Delete entries unused for `max_age_days` (and stale temporary files); returns how many."""
+    where = where or folder()
+    if where is None or not where.is_dir():
+        return 0
+    cutoff = time.time() - max_age_days * 86400
+    removed = 0
+    for entry in where.glob("*/*"):
+        try:
+            if entry.suffix == ".html" and entry.stat().st_mtime < cutoff:
+                entry.unlink()
+                removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 def _write(path: Path, html: str) -> None:
