@@ -123,15 +123,10 @@ def roofline_figure(*, catalog: Any = None, zoo: Any = None, measurement: Any = 
     the notebook block reserves the fence's height and draws the fence's static first frame."""
     from .plot.svg import render
     from .plot.widget import build_layout
-    from .widgets.roofline import RooflineSettings
+    from .widgets.roofline import from_figure_args
 
-    opts = {k: v for k, v in options.items() if v is not None}
-    if url_state is not True:
-        opts["url"] = url_state
-    if isinstance(measurement, (str, Path)):
-        opts["measurement"], measurement = str(measurement), None
-    settings = RooflineSettings.from_options(
-        opts, catalog=str(catalog.path) if catalog is not None else None)
+    settings, measurement = from_figure_args(catalog=catalog, measurement=measurement,
+                                             url_state=url_state, **options)
     layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     height = settings.height_px
     if measurement is not None:  # a document given as a dict: its overlay adds the picker

@@ -26,7 +26,8 @@ from ..ops import OpZoo
 # widgets/roofline.py; the names are re-exported here for the callers that used them.
 from ..widgets.roofline import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,  # noqa: F401
                                 CEILINGS, COMPUTE_COLOR, HEIGHT_MAX, HEIGHT_MIN, MEMORY_COLOR,
-                                ROOF_COLOR, RooflineSettings, initial_state, payload)
+                                ROOF_COLOR, RooflineSettings, from_figure_args,
+                                initial_state, payload)
 
 Options = RooflineSettings  # the name plot/cases.py and older callers use
 
@@ -60,14 +61,9 @@ def figure(*, catalog: Catalog | None = None, zoo: OpZoo | None = None, measurem
     catalog/zoo: other model data than the bundled files. Bad input raises
     roofline.errors.WidgetOptionError naming the option.
     """
-    opts = {k: v for k, v in options.items() if v is not None}
-    if url_state is not True:
-        opts["url"] = url_state
-    if isinstance(measurement, (str, Path)):
-        opts["measurement"], measurement = str(measurement), None
-    settings = RooflineSettings.from_options(
-        opts, catalog=str(catalog.path) if catalog is not None else None)
-    return build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
+    settings, document = from_figure_args(catalog=catalog, measurement=measurement,
+                                          url_state=url_state, **options)
+    return build_layout(settings, catalog=catalog, zoo=zoo, measurement=document)
 
 
 def build_layout(settings: RooflineSettings, *, catalog: Catalog | None = None,
