@@ -175,3 +175,23 @@ def test_fence_inside_an_admonition_still_names_its_line():
             md.convert(text)
     finally:
         fences.PAGE.reset(token)
+
+
+def test_the_second_of_two_identical_fences_is_named_by_its_own_line(monkeypatch):
+    """Errors find the fence by its body; the nth identical body is the nth fence rendered."""
+    from roofline.plot import blocks
+
+    calls = []
+
+    def second_fails(settings, **kwargs):
+        calls.append(settings)
+        if len(calls) == 2:
+            raise ValueError("boom")
+        return "<div></div>"
+
+    monkeypatch.setattr(blocks, "roofline_block", second_fails)
+    monkeypatch.setenv("ROOFLINE_CACHE", "0")
+    text = "# T\n\n```roofline\nai: 2\n```\n\nText.\n\n```roofline\nai: 2\n```\n"
+    with pytest.raises(SuperFencesException, match=r"^notes/page.md:9: ```roofline fence: "
+                                                    r"ValueError: boom"):
+        render(text)
