@@ -25,14 +25,14 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PAGES = {"index.html": 2, "myst.html": 2}
 
 
-def sphinx_build(src: Path, out: Path, *args: str) -> tuple[int, str]:
+def sphinx_build(src: Path, out: Path, *args: str, builder: str = "html") -> tuple[int, str]:
     """sphinx-build -W -E in this process (no second interpreter); returns (status, warnings)."""
     from sphinx.cmd.build import build_main
 
     warnings = out.parent / f"{out.name}-warnings.txt"
     err = io.StringIO()
     with redirect_stdout(io.StringIO()), redirect_stderr(err):
-        status = build_main(["-W", "-E", "-q", "-b", "html", "-d", str(out.parent / f"{out.name}"
+        status = build_main(["-W", "-E", "-q", "-b", builder, "-d", str(out.parent / f"{out.name}"
                              "-doctrees"), "-w", str(warnings), *args, str(src), str(out)])
     text = warnings.read_text(encoding="utf-8") if warnings.exists() else ""
     return status, text + err.getvalue()
@@ -54,6 +54,7 @@ def test_furo_build_has_two_plots_per_page_and_ships_bokehjs_once(sphinx_site):
     for name, count in PAGES.items():
         html = (sphinx_site / name).read_text(encoding="utf-8")
         assert html.count('class="roofline-block"') == count, name
+        assert "in the HTML version of this page" not in html  # the other builders' line
         assert html.count(assets.loader_name()) == 1, name  # one loader, whatever the count
         srcs = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
         assert not [s for s in srcs if s.startswith(("http:", "https:", "//"))], srcs
@@ -79,6 +80,14 @@ def alabaster_site(tmp_path_factory) -> Path:
 def test_alabaster_build_passes_with_warnings_as_errors(alabaster_site):
     html = (alabaster_site / "myst.html").read_text(encoding="utf-8")
     assert html.count('class="roofline-block"') == 2 and "alabaster" in html
+
+
+def test_text_builder_names_the_plot_instead(tmp_path):
+    status, log = sphinx_build(FIXTURES / "sphinx-site", tmp_path / "text", builder="text")
+    assert status == 0, log
+    text = " ".join((tmp_path / "text" / "myst.txt").read_text(encoding="utf-8").split())
+    assert "[Interactive roofline: l4, fp8: in the HTML version of this page]" in text
+    assert "roofline-block" not in text
 
 
 def test_bad_options_fail_naming_file_line_and_option(tmp_path):

@@ -23,6 +23,7 @@ themes without a dark mode (alabaster) keep the plot light.
 
 from __future__ import annotations
 
+import html as html_module
 import re
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,8 @@ def _value(text: Any) -> Any:
 
 
 class roofline_block(nodes.General, nodes.Element):
-    """The widget's HTML block; HTML builders write it, others leave it out."""
+    """The widget's HTML block; HTML builders write it, others write its child paragraph (the
+    plot's name and where to find it)."""
 
 
 def _visit_html(self, node: roofline_block) -> None:
@@ -118,8 +120,15 @@ def _visit_html(self, node: roofline_block) -> None:
     raise nodes.SkipNode
 
 
-def _skip(self, node: roofline_block) -> None:
-    raise nodes.SkipNode
+def _visit_other(self, node: roofline_block) -> None:
+    pass  # the child paragraph is written as usual
+
+
+def _depart_other(self, node: roofline_block) -> None:
+    pass
+
+
+_LABEL = re.compile(r'aria-label="([^"]*)"')
 
 
 class RooflineDirective(SphinxDirective):
@@ -172,6 +181,9 @@ class RooflineDirective(SphinxDirective):
             return [msg]
         _plot_pages(self.env).add(self.env.docname)
         node = roofline_block(html=html, kind=kind)
+        found = _LABEL.search(html)
+        label = html_module.unescape(found.group(1)) if found else kind
+        node += nodes.paragraph(text=f"[{label}: in the HTML version of this page]")
         self.set_source_info(node)
         return [node]
 
@@ -227,8 +239,9 @@ def _page_assets(app: Sphinx, pagename: str, templatename: str, context: dict,
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_node(roofline_block, html=(_visit_html, None), latex=(_skip, None),
-                 text=(_skip, None), man=(_skip, None), texinfo=(_skip, None))
+    other = (_visit_other, _depart_other)
+    app.add_node(roofline_block, html=(_visit_html, None), latex=other, text=other, man=other,
+                 texinfo=other)
     for kind in KINDS:
         app.add_directive(kind, RooflineDirective)
     app.connect("env-purge-doc", _purge)
