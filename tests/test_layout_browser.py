@@ -21,6 +21,21 @@ VIEWS = {"1280-light": (1280, "light"), "1280-dark": (1280, "dark"), "412": (412
 SKIP = {"1280-light": {"chart_text"}, "1280-dark": {"chart_text"}, "412": {"punchline"}}
 
 
+# Open defects the gate finds in other owners' code, each named with its owner. A waiver
+# must still match a reported problem (a fixed defect fails the test until its waiver goes),
+# so the gate never silently stops looking.
+WAIVERS = {
+    ("budget.html", "targets", "13×13 px, crowded: input"):
+        "the roofline widget's 'Show the vector roof' Bokeh Checkbox is 13 px and sits next to "
+        "another control on the budget page (#12, widget styling)",
+}
+
+
+def _waived(problem: str) -> tuple | None:
+    return next((k for k in WAIVERS
+                 if problem.startswith(f"{k[0]} [{k[1]}]") and k[2] in problem), None)
+
+
 def _pages(site) -> list[str]:
     return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
                   if "assets" not in p.parts and p.name != "404.html")
@@ -30,11 +45,17 @@ def _settle(page, timeout_ms: int = 15000) -> None:
     """Wait for every plot's first frame (the loader sets data-roofline-state), so the gate
     sees what a reader sees once the page has settled; a plot that never settles keeps its
     static first-paint drawing, and the checks judge that."""
-    try:
-        page.wait_for_function("""() => [...document.querySelectorAll('.roofline-block')]
-                                  .every(b => b.dataset.rooflineState)""", timeout=timeout_ms)
-    except Exception:  # noqa: BLE001 - judged by the checks below
-        pass
+    # The loader starts a plot when it scrolls into view: bring each one in, then go back up.
+    for i in range(page.evaluate("document.querySelectorAll('.roofline-block').length")):
+        page.evaluate("i => document.querySelectorAll('.roofline-block')[i].scrollIntoView()", i)
+        try:
+            page.wait_for_function("""i => document.querySelectorAll('.roofline-block')[i]
+                                      .dataset.rooflineState !== 'loading' &&
+                                      document.querySelectorAll('.roofline-block')[i]
+                                      .dataset.rooflineState""", arg=i, timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 - judged by the checks below
+            pass
+    page.evaluate("window.scrollTo(0, 0)")
     page.wait_for_timeout(100)
 
 
@@ -56,7 +77,11 @@ def test_every_page_passes_the_layout_gate(view, built_site, site_server, browse
                 problems += [f"{rel} [print] {p}" for p in run_print(page)]
     finally:
         ctx.close()
-    assert problems == [], f"{len(problems)} layout problems at {view}:\n" + "\n".join(problems)
+    open_ = [p for p in problems if not _waived(p)]
+    assert open_ == [], f"{len(open_)} layout problems at {view}:\n" + "\n".join(open_)
+    used = {_waived(p) for p in problems} - {None}
+    stale = [k for k in WAIVERS if k not in used]
+    assert not stale, f"waived defects no longer found at {view} (remove the waiver): {stale}"
 
 
 def test_lesson_pdf_keeps_every_column_and_the_figures(built_site, site_server, browser,

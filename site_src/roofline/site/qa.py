@@ -96,8 +96,12 @@ def checkpoint_answers(ctx: Context) -> str:
     (lesson.css .rl-answers) and each answer sits in its collapsed box."""
     path, entries = load_entries("checkpoint", "question", ("question", "answer"))
     items = [f"**Q{i}.** {_text(ctx, path, e, 'answer')}" for i, e in enumerate(entries, 1)]
+    if (_toml.DATA_DIR / "problems.toml").exists():  # the worked back-of-envelope problems
+        ppath, problems = load_entries("problems", "problem", ("title", "question", "answer"))
+        items += [f"**P{i}. {_text(ctx, ppath, e, 'title')}.**\n\n"
+                  f"{_text(ctx, ppath, e, 'answer')}" for i, e in enumerate(problems, 1)]
     return ('\n<div class="rl-answers" aria-hidden="true" data-search-exclude markdown="1">\n\n'
-            "**Checkpoint answers**\n\n" + "\n\n".join(items) + "\n\n</div>\n")
+            "**Answers**\n\n" + "\n\n".join(items) + "\n\n</div>\n")
 
 
 @marker("failure_modes", block=True)
