@@ -340,18 +340,18 @@ def load_catalog(hardware_path: Path | str | None = None,
 
 
 @functools.lru_cache(maxsize=8)
-def _cached(hw: str, pr: str, mtimes: tuple[float, float]) -> Catalog:
-    return load_catalog(hw, pr)
+def _cached(hw: tuple[str, int, int], pr: tuple[str, int, int]) -> Catalog:
+    return load_catalog(hw[0], pr[0])
 
 
 def default_catalog(hardware_path: Path | str | None = None) -> Catalog:
-    """The catalog, cached per file and modification time (so `mkdocs serve` sees edits).
-    ROOFLINE_CATALOG names another hardware.toml, so a build (and every consumer in it: hooks,
-    fences, plots) can be pointed at an edited copy without touching the package."""
+    """The catalog, cached per (path, mtime_ns, size) of its two files (so `mkdocs serve`
+    sees edits, even two within one mtime tick). ROOFLINE_CATALOG names another
+    hardware.toml, so a build (and every consumer in it: hooks, fences, plots) can be pointed
+    at an edited copy without touching the package."""
     override = os.environ.get("ROOFLINE_CATALOG")
     hw = Path(hardware_path or override or _toml.DATA_DIR / "hardware.toml")
     pr = hw.parent / "precisions.toml"
     if not pr.exists():
         pr = _toml.DATA_DIR / "precisions.toml"
-    mt = tuple(p.stat().st_mtime if p.exists() else 0.0 for p in (hw, pr))
-    return _cached(str(hw), str(pr), mt)  # type: ignore[arg-type]
+    return _cached(_toml.file_key(hw), _toml.file_key(pr))
