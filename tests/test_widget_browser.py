@@ -104,7 +104,8 @@ def test_hardware_and_precision_move_the_ridge(lesson):
     assert s["precision"] == "bf16"
 
 
-def test_arrow_keys_change_the_ai(lesson):
+def test_keys_step_the_ai_by_decades(lesson):
+    """Arrows move 1/20 of a decade, PageUp/PageDown a decade, Home/End the ends (#14)."""
     before = state(lesson)["slider"]
     handle = lesson.page.locator(".roofline-block [role=slider]").first
     assert handle.get_attribute("aria-label") == "Arithmetic intensity (FLOP/byte)"
@@ -112,11 +113,15 @@ def test_arrow_keys_change_the_ai(lesson):
     for _ in range(5):
         lesson.page.keyboard.press("ArrowRight")
     after = state(lesson)["slider"]
-    # noUiSlider snaps to the 0.01 step grid first, so five presses move 0.04–0.05 in log10
-    assert 0.039 <= after - before <= 0.051, (before, after)
-    assert handle.get_attribute("aria-valuetext") == lesson.page.evaluate(
-        "() => { const v = 10 ** window.roofline.documents[0].get_model_by_name('ai-slider').value;"
-        " return String(Number(v.toPrecision(3))); }")
+    assert after == pytest.approx(round(before * 20) / 20 + 0.25, abs=1e-9), (before, after)
+    lesson.page.keyboard.press("PageDown")
+    assert state(lesson)["slider"] == pytest.approx(after - 1, abs=1e-9)
+    lesson.page.keyboard.press("Home")
+    assert state(lesson)["ai"] == pytest.approx(0.01)
+    lesson.page.keyboard.press("End")
+    lesson.page.wait_for_timeout(250)
+    assert state(lesson)["ai"] == pytest.approx(10_000)
+    assert handle.get_attribute("aria-valuetext") == "10,000"
 
 
 def test_controls_have_accessible_names_and_the_readout_is_live(lesson):

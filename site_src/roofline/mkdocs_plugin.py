@@ -14,13 +14,18 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+import hashlib
 import os
+import re
 from pathlib import Path
+
+from mkdocs.utils import get_relative_url
 
 from . import buildcache, fences, host_check
 from .plot import assets
 
 SUPERFENCES = "pymdownx.superfences"
+_ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
 
 
 class RooflineConfig(Config):
@@ -68,6 +73,32 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
                         files: Files) -> str:
         fences.PAGE.set(None)
         return html
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        """Pages with a plot: the loader starts from <head> (async: it finds the blocks as the
+        page parses, without waiting for the theme's scripts), and each plot's JSON moves out
+        of the HTML into a hashed script file the loader fetches when the plot nears view."""
+        if 'class="roofline-item"' not in output:
+            return output
+        base = self.config.assets_dir
+        site = Path(config.site_dir)
+
+        def move(m: re.Match) -> str:
+            text = m.group(1)
+            key = hashlib.sha256(text.encode()).hexdigest()[:16]
+            name = f"{base}/items/{key}.js"
+            path = site / name
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("(self.rooflineItems=self.rooflineItems||{})"
+                                f'["{key}"]={text};\n', encoding="utf-8")
+            src = get_relative_url(name, page.url)
+            return (f'<script type="application/json" class="roofline-item" '
+                    f'data-roofline-item="{key}" data-src="{src}"></script>')
+
+        output = _ITEM.sub(move, output)
+        loader = get_relative_url(f"{base}/{assets.loader_name()}", page.url)
+        return output.replace("</head>", f'<script async src="{loader}"></script>\n</head>', 1)
 
     def _display_path(self, page: Page) -> str:
         src = page.file.abs_src_path

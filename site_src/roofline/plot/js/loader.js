@@ -1,7 +1,9 @@
-/* Roofline block loader: finds every `.roofline-block` on the page, loads BokehJS from this
- * script's own folder when a block comes near the viewport (so the text is readable at once and
- * the page stays light), embeds the inline json_item, and keeps the plots' colours in step with
- * Material's light/dark toggle (or the OS preference on a plain page).
+/* Roofline block loader: finds every `.roofline-block` as the page parses, loads BokehJS (core
+ * and widgets in parallel) from this script's own folder when a block comes within 1500 px of
+ * the viewport (so the text is readable at once and the page stays light), embeds the block's
+ * json_item (inline, or from its hashed item script), themes it and draws its first frame
+ * before the first paint, and keeps the plots' colours in step with Material's light/dark
+ * toggle (or the OS preference on a plain page).
  * No network beyond this folder; works over http and from file://. */
 (function () {
   "use strict";
@@ -20,6 +22,7 @@
     return new Promise(function (resolve, reject) {
       var s = document.createElement("script");
       s.src = src;
+      s.async = false; // fetched in parallel with its siblings, run in insertion order
       s.onload = resolve;
       s.onerror = function () { reject(new Error("roofline: cannot load " + src)); };
       document.head.appendChild(s);
@@ -29,9 +32,9 @@
   function loadBokeh() {
     if (haveBokeh()) return Promise.resolve(window.Bokeh);
     if (!loading) {
-      loading = FILES.reduce(function (p, f) {
-        return p.then(function () { return loadScript(base + f); });
-      }, Promise.resolve()).then(function () { return window.Bokeh; });
+      // Core and widgets are requested at once; async=false keeps core running first.
+      loading = Promise.all(FILES.map(function (f) { return loadScript(base + f); }))
+        .then(function () { return window.Bokeh; });
     }
     return loading;
   }
@@ -163,6 +166,32 @@
     });
   }
 
+  // The AI slider's keys (its value is log10 of the AI): arrows 1/20 of a decade, PageUp/Down a
+  // decade, Home/End the ends. noUiSlider's own steps (×1.023 a press) never see these keys.
+  var KEY_STEPS = { ArrowRight: 0.05, ArrowUp: 0.05, ArrowLeft: -0.05, ArrowDown: -0.05,
+                    PageUp: 1, PageDown: -1 };
+
+  function sliderKeys(block, doc) {
+    var slider = doc.get_model_by_name("ai-slider");
+    if (!slider) return;
+    shadowRoots(block, []).forEach(function (root) {
+      var handle = root.querySelector("[role=slider]");
+      var title = root.querySelector(".bk-slider-title");
+      if (!handle || !title || handle.getAttribute("data-roofline-keys")) return;
+      if (title.textContent.indexOf(slider.title) !== 0) return;
+      handle.setAttribute("data-roofline-keys", "1");
+      handle.addEventListener("keydown", function (e) {
+        var v = slider.value;
+        var next = e.key === "Home" ? slider.start : e.key === "End" ? slider.end
+          : KEY_STEPS[e.key] !== undefined ? Math.round((v + KEY_STEPS[e.key]) * 20) / 20 : null;
+        if (next === null) return;
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        slider.value = Math.min(slider.end, Math.max(slider.start, next));
+      }, true);
+    });
+  }
+
   // ---------------------------------------------------------------- embedding
   // The JS draws every frame, the first included: run each callback tagged for it now (they
   // also run on document_ready, for hosts without this loader; a second call does nothing).
@@ -177,30 +206,76 @@
     }, Promise.resolve());
   }
 
+  // The plot's json_item: inline, or (MkDocs plugin) in a hashed script file that assigns it to
+  // window.rooflineItems[key] — a <script data-src> fetched only now, which works from file://.
+  function itemOf(block) {
+    var s = block.querySelector("script.roofline-item");
+    var key = s && s.getAttribute("data-roofline-item");
+    if (!key) return Promise.resolve(JSON.parse(s.textContent));
+    var registry = window.rooflineItems || {};
+    if (registry[key]) return Promise.resolve(registry[key]);
+    return new Promise(function (resolve, reject) {
+      var src = s.getAttribute("data-src");
+      var tag = document.createElement("script");
+      tag.src = src;
+      tag.onload = function () { resolve((window.rooflineItems || {})[key]); };
+      tag.onerror = function () { reject(new Error("roofline: cannot load " + src)); };
+      document.head.appendChild(tag);
+    });
+  }
+
+  function remember(doc) {
+    if (doc && documents.indexOf(doc) < 0) documents.push(doc);
+    return doc;
+  }
+
+  // Colours and the first frame are set on the models before any view exists, so the first
+  // paint is the finished, themed plot (BokehJS 3 exports what this needs; else embed_item).
+  function documentClass(Bokeh) {
+    try {
+      return Bokeh.require("document").Document;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function embed(Bokeh, item, target) {
+    var E = Bokeh.embed;
+    var Doc = Bokeh.require ? documentClass(Bokeh) : null;
+    if (Doc && Doc.from_json && E.add_document_standalone) {
+      var doc = Doc.from_json(item.doc);
+      remember(doc);
+      applyTheme(doc);
+      var roots = {};
+      roots[item.root_id] = target;
+      return firstFrames(doc).then(function () {
+        return E.add_document_standalone(doc, target, roots);
+      }).then(function () { return [doc]; });
+    }
+    return E.embed_item(item, target).then(function (views) {
+      var docs = [];
+      views.roots.forEach(function (view) {
+        var d = view.model.document;
+        if (d && documents.indexOf(d) < 0) {
+          docs.push(remember(d));
+          applyTheme(d);
+        }
+      });
+      return Promise.all(docs.map(firstFrames)).then(function () { return docs; });
+    });
+  }
+
   function render(block) {
     if (block.getAttribute("data-roofline-state")) return;
     block.setAttribute("data-roofline-state", "loading");
-    loadBokeh().then(function (Bokeh) {
-      var data = block.querySelector("script.roofline-item");
-      var target = block.querySelector(".roofline-target");
-      var item = JSON.parse(data.textContent);
-      return Bokeh.embed.embed_item(item, target).then(function (views) {
-        var firsts = [];
-        views.roots.forEach(function (view) {
-          var doc = view.model.document;
-          if (doc && documents.indexOf(doc) < 0) {
-            documents.push(doc);
-            applyTheme(doc);
-            firsts = firsts.concat(firstFrames(doc));
-          }
-        });
-        return Promise.all(firsts);
-      }).then(function () {
-        labelSliders(block);
-        block.setAttribute("data-roofline-state", "ready");
-        block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
-        block.dispatchEvent(new CustomEvent("roofline:ready", { bubbles: true }));
-      });
+    Promise.all([loadBokeh(), itemOf(block)]).then(function (got) {
+      return embed(got[0], got[1], block.querySelector(".roofline-target"));
+    }).then(function (docs) {
+      labelSliders(block);
+      docs.forEach(function (d) { sliderKeys(block, d); });
+      block.setAttribute("data-roofline-state", "ready");
+      block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
+      block.dispatchEvent(new CustomEvent("roofline:ready", { bubbles: true }));
     }).catch(function (err) {
       block.setAttribute("data-roofline-state", "failed");
       var note = document.createElement("p");
@@ -211,37 +286,60 @@
     });
   }
 
-  function start() {
-    var blocks = Array.prototype.slice.call(document.querySelectorAll(".roofline-block"));
-    if (!blocks.length) return;
-    if ("IntersectionObserver" in window) {
-      var io = new IntersectionObserver(function (entries) {
-        entries.forEach(function (e) {
-          if (e.isIntersecting) { io.unobserve(e.target); render(e.target); }
-        });
-      }, { rootMargin: "800px 0px" });
-      blocks.forEach(function (b) { io.observe(b); });
-    } else {
-      blocks.forEach(render);
-    }
-    if (document.body) {
-      new MutationObserver(retheme).observe(document.body,
-        { attributes: true,
-          attributeFilter: ["data-md-color-scheme"].concat(SPHINX_THEME_ATTRS) });
-      new MutationObserver(retheme).observe(document.documentElement,
-        { attributes: true, attributeFilter: SPHINX_THEME_ATTRS });
-    }
+  var io = null;
+  var seen = [];
+
+  // Watch each block as soon as the parser has made it; BokehJS starts loading when one comes
+  // within 1500 px of the viewport.
+  function watch() {
+    document.querySelectorAll(".roofline-block").forEach(function (b) {
+      if (seen.indexOf(b) >= 0) return;
+      seen.push(b);
+      if (io) io.observe(b);
+      else render(b);
+    });
+  }
+
+  function watchTheme() {
+    new MutationObserver(retheme).observe(document.body,
+      { attributes: true,
+        attributeFilter: ["data-md-color-scheme"].concat(SPHINX_THEME_ATTRS) });
+    new MutationObserver(retheme).observe(document.documentElement,
+      { attributes: true, attributeFilter: SPHINX_THEME_ATTRS });
     if (window.matchMedia) {
       var mq = window.matchMedia("(prefers-color-scheme: dark)");
       if (mq.addEventListener) mq.addEventListener("change", retheme);
     }
   }
 
+  function start() {
+    if ("IntersectionObserver" in window) {
+      io = new IntersectionObserver(function (entries) {
+        entries.forEach(function (e) {
+          if (e.isIntersecting) { io.unobserve(e.target); render(e.target); }
+        });
+      }, { rootMargin: "1500px 0px" });
+    }
+    watch();
+    if (document.readyState === "loading") {
+      // Loaded early (async, from <head>): pick blocks up while the page parses, not after.
+      var mo = new MutationObserver(watch);
+      mo.observe(document.documentElement, { childList: true, subtree: true });
+      document.addEventListener("DOMContentLoaded", function () {
+        mo.disconnect();
+        watch();
+        watchTheme();
+      });
+    } else {
+      watchTheme();
+    }
+  }
+
+  // The plugin may load this file twice (early from <head>, and in the page's scripts).
+  if (window.roofline && window.roofline.render) return;
   // A test or host page can force a block to render now: roofline.render(element).
   window.roofline = window.roofline || {};
   window.roofline.render = render;
   window.roofline.documents = documents;
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  start();
 })();

@@ -388,10 +388,18 @@ function labelColumns(labels, role) {
   return out;
 }
 
+// The plot frame's size in px; before the first layout (the loader draws the first frame before
+// any view exists) an estimate, and the frame's real size redraws the labels once it is known.
 function frameSize(fig) {
-  const w = fig.inner_width > 0 ? fig.inner_width : 600;
-  const h = fig.inner_height > 0 ? fig.inner_height : Math.max(100, fig.height - 60);
-  return [w, h];
+  const known = (prop) => {
+    try {
+      const v = fig[prop];
+      return v > 0 ? v : null;
+    } catch (e) {
+      return null; // unset until the plot is laid out
+    }
+  };
+  return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
 }
 
 function drawScene(args, st) {
