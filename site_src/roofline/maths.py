@@ -19,6 +19,8 @@ def _scalars(*values: object) -> bool:
 
 def intensity(flops: ArrayLike, bytes_: ArrayLike) -> np.ndarray | float:
     """Arithmetic intensity = FLOPs / bytes moved (FLOP/byte)."""
+    if _scalars(flops, bytes_):  # plain floats stay plain floats
+        return flops / bytes_
     return np.divide(flops, bytes_)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .. import fmt
-from ..maths import attainable, bound, time_lower_bound
+from ..maths import attainable, bound, intensity, ridge, time_lower_bound
 
 CHAR_W = 0.6
 LINE_H = 1.2
@@ -25,15 +25,15 @@ POINT_R = 4  # half the op markers' size (px)
 
 def place(cost: list[float], peak: float, bw: float) -> dict:
     flops, bytes_ = cost
-    ai = flops / bytes_
+    ai = intensity(flops, bytes_)
     att = attainable(ai, peak, bw)
     return {"ai": ai, "attainable": att, "fraction": att / peak,
-            "time": time_lower_bound(flops, bytes_, peak, bw), "bound": bound(ai, peak / bw)}
+            "time": time_lower_bound(flops, bytes_, peak, bw), "bound": bound(ai, ridge(peak, bw))}
 
 
 def roof_xy(peak: float, bw: float, x0: float, x1: float) -> dict:
     """The roofline as a polyline in (FLOP/byte, TFLOP/s)."""
-    r = peak / bw
+    r = ridge(peak, bw)
     if r <= x0:
         return {"x": [x0, x1], "y": [peak / 1e12, peak / 1e12]}
     if r >= x1:
@@ -147,7 +147,7 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     hw = payload["hardware"][st["hardware"]]
     prec = st["precision"]
     peak, bw = hw["peaks"][prec], hw["bw"]
-    r = peak / bw
+    r = ridge(peak, bw)
     x0, x1 = payload["x"]
     yr = y_range(hw, prec, payload["ceilings"], x0)
     colors = payload["colors"]
