@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import RooflineError
+from ..maths import intensity
 from .base import DEFAULT_HARDWARE, DEFAULT_PRECISION, Option, WidgetSettings
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def initial_state(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
         ai = float(opts.ai)
     elif opts.op is not None:
         op = zoo.ops(catalog.precision(opts.precision).bytes_per_element, [opts.op])[0]
-        ai = op.total_flops / op.total_bytes
+        ai = intensity(op.total_flops, op.total_bytes)
     else:
         ai = 10.0
     return {"hardware": opts.hardware, "precision": opts.precision, "op": opts.op,
