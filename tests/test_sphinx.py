@@ -145,8 +145,8 @@ SET = """([i, values]) => {
 }"""
 
 
-def _open_ready(open_page, url):
-    w = open_page(url)
+def _open_ready(open_page, url, scheme="light"):
+    w = open_page(url, scheme=scheme)
     for block in w.page.locator(".roofline-block").all():
         block.scroll_into_view_if_needed()
     w.page.wait_for_function(READY, timeout=20000)
@@ -173,9 +173,14 @@ def sphinx_server(sphinx_site):
 def test_sphinx_pages_work_offline(sphinx_site, sphinx_server, open_page, scheme):
     """Each page loads once per scheme; every check runs on that load."""
     base = sphinx_server.url if scheme == "http" else sphinx_site.as_uri() + "/"
+    # file:// runs under a dark OS setting: furo's default ("auto") follows it, so do the plots.
+    os_scheme = "light" if scheme == "http" else "dark"
     for name, count in PAGES.items():
-        w = _open_ready(open_page, base + name)
+        w = _open_ready(open_page, base + name, scheme=os_scheme)
         assert w.page.locator(".roofline-block").count() == count
+        themes = w.page.evaluate("[...document.querySelectorAll('.roofline-block')]"
+                                 ".map((b) => b.dataset.rooflineTheme)")
+        assert themes == [os_scheme] * count
         assert w.page.evaluate("window.roofline.documents.length") == count
         if name == "index.html":
             _check_slider(w)
