@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .. import _toml
 from .._toml import DATA_DIR
 from ..errors import RooflineError
 
@@ -22,9 +23,14 @@ _KEYWORDS = {"$comment", "$defs", "$ref", "type", "properties", "required",
              "minimum", "exclusiveMinimum"}
 
 
-@functools.lru_cache(maxsize=1)
 def schema() -> dict:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """The measurement JSON schema, cached per (path, mtime_ns, size): an edit is seen."""
+    return _schema(_toml.file_key(SCHEMA_PATH))
+
+
+@functools.lru_cache(maxsize=2)
+def _schema(key: tuple[str, int, int]) -> dict:
+    return json.loads(Path(key[0]).read_text(encoding="utf-8"))
 
 
 def _type_ok(value: Any, kind: str) -> bool:
