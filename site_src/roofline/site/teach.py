@@ -12,32 +12,15 @@ import re
 from pathlib import Path
 
 from .. import fmt
+from ..render.tables import HtmlColumn, html_table
 from ..budget import MEMORY_CLASSES, Assumptions, budget
 from ..errors import RooflineError
 from ..tokens import (critical_tokens, critical_tokens_with_activations, load_launch_floor,
                       matmul_cost, min_compute_bound_tokens)
 from ..transformer import get_model
 from .context import LESSON_HW, LESSON_PRECISION, Context
-from .markers import marker, scroll_region
+from .markers import marker
 from .numbers import number
-
-try:  # the responsive table renderer (phones get cards); plain Markdown tables until it lands
-    from ..render.tables import HtmlColumn, html_table
-except ImportError:  # pragma: no cover
-    from dataclasses import dataclass
-
-    @dataclass(frozen=True)
-    class HtmlColumn:  # type: ignore[no-redef]
-        title: str
-        align: str = "left"
-        priority: int = 2
-        wrap: bool = False
-
-    def html_table(columns, rows, *, label, css_class="", note=""):  # type: ignore[no-redef]
-        head = "| " + " | ".join(c.title for c in columns) + " |"
-        rule = "|" + "|".join("---:" if c.align == "right" else "---" for c in columns) + "|"
-        body = ["| " + " | ".join(r) + " |" for r in rows]
-        return scroll_region("\n".join([head, rule, *body]), label)
 
 # The §4 comparison and the overhead figure: the budget page's typical training step, and one
 # batch-1 decode step of the same model against a 4,096-token KV cache.
