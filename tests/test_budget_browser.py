@@ -231,7 +231,8 @@ SWEEP_JS = """async (states) => {
               wf: m("budget-waterfall-text").text,
               right: [...m("budget-waterfall-bars").data.right],
               text: [...m("budget-waterfall-bars").data.text],
-              ms: [...m("budget-class-bars").data.ms]});
+              ms: [...m("budget-class-bars").data.ms],
+              title: m("budget-waterfall").title.text});
   }
   return out;
 }"""
@@ -270,6 +271,7 @@ def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
         assert got["batch"] == str(s["batch"]), s
         if m.fits:
             assert "after overheads" in got["readout"] and not got["readout"].startswith("Does"), s
+            assert got["title"] == "From 100 % of peak to MFU"
             continue
         misfits += 1
         assert got["readout"].startswith("Does not fit: "), (s, got["readout"])
@@ -277,6 +279,7 @@ def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
             in got["readout"], (s, got["readout"])
         assert "No time is shown" in got["readout"]
         assert got["wf"] == "Does not fit in memory: no time budget."
+        assert got["title"] == "Does not fit in memory: no time budget"
         assert all(x == 0 for x in got["right"]) and all(x == 0 for x in got["ms"]), s
         assert "does not fit" in got["text"]
     assert 20 < misfits < len(states), misfits  # both sides are exercised

@@ -1,7 +1,6 @@
-"""The budget widget's settings and data, without Bokeh: the one settings object of the
-```roofline-budget widget (defaults, option schema, validation, reserved height, payload) and
-the arithmetic its JavaScript mirrors (plot/js/budget.mjs), checked against
-tests/cases/budget_cases.json.
+"""The budget widget's data, without Bokeh: the payload the page embeds and the arithmetic its
+JavaScript mirrors (plot/js/budget.mjs), checked against tests/cases/budget_cases.json. Its
+settings object is roofline.widgets.budget.BudgetSettings.
 
 Python precomputes every model/phase/batch × the 16 fusion combinations (roofline.budget); the
 page's JS selects one, adds the overheads the roofline cannot see, and checks memory against the
@@ -14,13 +13,11 @@ from __future__ import annotations
 import functools
 import json
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import fmt
 from .budget import CLASSES, FUSIONS, Assumptions, Budget, budget, waterfall_terms
 from .catalog import default_catalog
-from .errors import RooflineError, unknown_id
 from .memory import (ADAM_STATE_BYTES_PER_PARAM, GRAD_BYTES_PER_PARAM, KORTHIKANTI_CONST,
                      KORTHIKANTI_SCORES, RECOMPUTE, ZERO_STAGES, Sharding, step_memory)
 from .transformer import PHASES, default_models
@@ -44,50 +41,6 @@ CONTROLS_HEIGHT_PX = 600  # selects, checkboxes, knobs (two rows on a phone), re
 STATED_RUN = Sharding(1, "full")
 """How the page's training run is sharded: the least (roofline.memory.what_fits) that fits
 Llama 2 7B at 4 × 4,096 per GPU on an 80 GiB part, 8-way data parallel."""
-
-
-@dataclass(frozen=True)
-class BudgetOptions:
-    """The ```roofline-budget widget's settings: the only copy of its defaults."""
-    model: str = "llama-2-7b"
-    phase: str = "train"
-    batch: int = 4
-    fusions: tuple[str, ...] = ()
-    hardware: str = "h100-sxm"
-    precision: str = "bf16"
-    height: int = 300
-    url_state: bool = True
-    zero_stage: int = 0
-    recompute: str = "none"
-    assumptions: Assumptions = field(default_factory=Assumptions)
-
-    def check(self) -> "BudgetOptions":
-        models = default_models()
-        if self.model not in models:
-            raise unknown_id("model", self.model, list(models))
-        if self.phase not in PHASES:
-            raise unknown_id("phase", self.phase, list(PHASES))
-        if self.batch not in BATCHES[self.phase]:
-            raise RooflineError(f"batch for {self.phase} must be one of "
-                                f"{', '.join(map(str, BATCHES[self.phase]))}, got "
-                                f"{self.batch!r}", field="batch")
-        for f in self.fusions:
-            if f not in FUSIONS:
-                raise unknown_id("fusion", f, list(FUSIONS), field="fusions")
-        default_catalog()[self.hardware].peak(self.precision)
-        if not (isinstance(self.height, int) and 200 <= self.height <= 800):
-            raise RooflineError(f"height must be an integer from 200 to 800 (pixels), "
-                                f"got {self.height!r}", field="height")
-        Sharding(self.zero_stage, self.recompute)
-        return self
-
-    @property
-    def height_px(self) -> int:
-        """What the page reserves before BokehJS draws: three plots and the controls."""
-        return 3 * self.height + CONTROLS_HEIGHT_PX
-
-    def payload(self) -> dict:
-        return payload(self.hardware, self.precision, self.url_state)
 
 
 def mask_of(fusions) -> int:

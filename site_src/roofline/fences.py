@@ -69,7 +69,8 @@ WIDGETS: dict[str, WidgetKind] = {
                            "roofline.widgets.roofline:RooflineSettings"),
     "roofline-measurement": WidgetKind("roofline.plot.blocks:measurement_block",
                                        "roofline.widgets.measurement:MeasurementTableSettings"),
-    "roofline-budget": WidgetKind("roofline.plot.budget:budget_block"),
+    "roofline-budget": WidgetKind("roofline.plot.budget:budget_block",
+                                  "roofline.widgets.budget:BudgetSettings"),
     "roofline-budget-table": WidgetKind("roofline.plot.budget:budget_table_block"),
 }
 ROOFLINE_OPTIONS = {o.name: o.types for o in RooflineSettings.OPTIONS}

@@ -25,20 +25,25 @@ from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, Factor
 from bokeh.plotting import figure as bokeh_figure
 
 from .. import fmt
-from ..budget import CLASSES, FUSION_LABELS, FUSIONS
+from ..budget import CLASSES, FUSION_LABELS, FUSIONS, Assumptions
 from ..budget_widget import (BATCHES, CLASS_COLORS, CONTROLS_HEIGHT_PX, DP_OPTIONS, LIMITS,  # noqa: F401
-                             SEQ, WATERFALL_ROWS, WATERFALL_SHORT, BudgetOptions, cases,
+                             SEQ, WATERFALL_ROWS, WATERFALL_SHORT, cases,
                              fusions_of, mask_of, payload, readout_text, view, waterfall_bars,
                              waterfall_text, write_cases)
 from ..catalog import Catalog
 from ..errors import RooflineError
 from ..memory import RECOMPUTE, ZERO_STAGES
+from ..widgets.budget import BudgetSettings
 from .budget_tables import ceilings_table, summary_table  # noqa: F401  (re-exported)
 
 JS = Path(__file__).parent / "js" / "budget.mjs"
 X_RANGE = (0.1, 10_000.0)
 BOUND_COLOR = "#2f7fd8"
-Options = BudgetOptions  # the fence code's name for the settings object
+Options = BudgetSettings  # the older name of the settings object
+# Plot titles as [does not fit, fits]: a step that does not fit says so over its empty plots.
+TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of peak to MFU"],
+          "classes": ["Does not fit in memory: no step time",
+                      "Where the step's time goes, by op class"]}
 
 _WIDGET_CSS_TEXT = """
 :host { --background-color: var(--md-default-bg-color, #fff);
@@ -55,15 +60,16 @@ def figure(*, model: str = "llama-2-7b", phase: str = "train", batch: int = 4,
            precision: str = "bf16", height: int = 300, url_state: bool = True,
            zero: int = 0, recompute: str = "none", catalog: Catalog | None = None):
     """The interactive budget as a Bokeh layout (`bokeh.io.show(figure())` works)."""
-    opts = BudgetOptions(model, phase, batch, tuple(fusions), hardware, precision, height,
-                         url_state, zero, recompute).check()
+    opts = BudgetSettings(model, phase, batch, tuple(fusions), hardware, precision, height,
+                          url_state, zero, recompute)
+    opts.check()
     return _build(opts, opts.payload())
 
 
 def _build(opts: Options, data: dict):
     # Style sheets are models too: a fresh one per layout, as a model joins only one document.
     css = InlineStyleSheet(css=_WIDGET_CSS_TEXT)
-    defaults = opts.assumptions
+    defaults = Assumptions()
     key = f"{opts.model}|{opts.phase}|{opts.batch}"
     mask = mask_of(opts.fusions)
     e, base = data["combos"][key][mask], data["combos"][key][0]
@@ -121,7 +127,7 @@ def _build(opts: Options, data: dict):
     classes = bokeh_figure(name="budget-classes", y_range=FactorRange(*reversed(CLASSES)),
                            height=opts.height - 40, sizing_mode="stretch_width", min_width=280,
                            toolbar_location=None, tools="", x_axis_label="time per step (ms)",
-                           title="Where the step's time goes, by op class")
+                           title=TITLES["classes"][v["fits"]])
     classes.hbar(y="cls", right="ghost", height=0.7, source=class_src, fill_color="color",
                  fill_alpha=0.22, line_color="color", line_alpha=0.5)
     classes.hbar(y="cls", right="ms", height=0.45, source=class_src, fill_color="color",
@@ -139,7 +145,8 @@ def _build(opts: Options, data: dict):
     wf = bokeh_figure(name="budget-waterfall", y_range=FactorRange(*reversed(rows)),
                       x_range=Range1d(0, 116), height=opts.height, sizing_mode="stretch_width",
                       min_width=280, toolbar_location=None, tools="",
-                      x_axis_label="% of peak FLOP/s", title="From 100 % of peak to MFU")
+                      x_axis_label="% of peak FLOP/s",
+                      title=TITLES["waterfall"][v["fits"]])
     wf.hbar(y="row", left="left", right="right", height=0.6, source=wf_src, fill_color="color",
             line_color=None)
     wf.add_layout(LabelSet(x="tx", y="row", text="text", source=wf_src, x_offset="dx",
@@ -175,7 +182,8 @@ def _build(opts: Options, data: dict):
         efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, zero=zero,
         recompute=recompute, readout=readout,
         wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,
-        axes=[wf.yaxis[0], classes.yaxis[0]])
+        axes=[wf.yaxis[0], classes.yaxis[0]], titles=[wf.title, classes.title],
+        title_text=[TITLES["waterfall"], TITLES["classes"]])
     for w in (model, phase, batch, efficiency, launch, dp, overlap, zero, recompute):
         w.js_on_change("value", callback)
     fusion_box.js_on_change("active", callback)
@@ -215,9 +223,6 @@ def _points(data: dict, e: dict) -> dict:
 
 # ---------------------------------------------------------------- the fences
 
-FENCE_OPTIONS = {"model": str, "phase": str, "batch": int, "fuse": list, "hardware": str,
-                 "zero": int, "recompute": str,
-                 "precision": str, "height": int, "url": bool}
 TABLE_OPTIONS = {"table": str, "model": str, "batch": int, "hardware": str, "precision": str}
 
 
@@ -238,21 +243,18 @@ def _options(options: dict, allowed: dict) -> dict:
             for k, v in check_types(options, schema).items()}
 
 
-def budget_block(options: dict) -> str:
-    """```roofline-budget: the interactive time budget (options: FENCE_OPTIONS)."""
+def budget_block(settings: BudgetSettings | dict) -> str:
+    """```roofline-budget: the interactive time budget for validated settings (a dict of
+    fence options is parsed through BudgetSettings first)."""
     from .embed import block
 
-    opts = _options(options, FENCE_OPTIONS)
-    kw = {k: v for k, v in opts.items() if k not in ("fuse", "url")}
-    kw["fusions"] = opts.get("fuse", [])
-    kw["url_state"] = opts.get("url", True)
-    try:
-        layout = figure(**kw)
-    except RooflineError as exc:
-        raise _option_error(opts, exc) from None
-    height = opts.get("height", Options.height)
-    return block(layout, height_px=3 * height + CONTROLS_HEIGHT_PX,
-                 label="Where the step's time goes: interactive time budget and MFU waterfall")
+    if not isinstance(settings, BudgetSettings):
+        settings = BudgetSettings.from_options(settings)
+    s = settings
+    layout = figure(model=s.model, phase=s.phase, batch=s.batch, fusions=s.fusions,
+                    hardware=s.hardware, precision=s.precision, height=s.height,
+                    url_state=s.url_state, zero=s.zero_stage, recompute=s.recompute)
+    return block(layout, height_px=s.height_px, label=s.label)
 
 
 def budget_table_block(options: dict) -> str:

@@ -438,6 +438,11 @@ function update(args, obj) {
     color: P.op_classes.map((c) => P.colors[c]),
     align: right.map((r) => (r ? "right" : "left")), dx: right.map((r) => (r ? -7 : 7)),
   };
+  // A step that does not fit says so over its empty plots (titles as [does not fit, fits]).
+  (args.titles || []).forEach((t, i) => {
+    const text = args.title_text[i][v.fits ? 1 : 0];
+    if (t.text !== text) t.text = text;
+  });
   args.readout.text = readoutText(P, e, v, model.value, ph, batch.value);
   args.wf_text.text = waterfallText(v, P.labels);
 
