@@ -70,11 +70,17 @@ def hardware_records(catalog: Catalog) -> list[dict]:
             "peaks": {p: {"flops_per_s": pk.flops_per_s, "unit": pk.unit, "source": pk.source,
                           "basis": pk.basis, "note": pk.note} for p, pk in acc.peaks.items()},
             "ridges_flops_per_byte": {p: acc.ridge_flops_per_byte(p) for p in acc.peaks},
+            # Non-tensor roofs of precisions whose main peak is the tensor one (#13).
+            "vector_peaks": {p: {"flops_per_s": pk.flops_per_s, "source": pk.source,
+                                 "basis": pk.basis, "note": pk.note}
+                             for p, pk in acc.vector_peaks.items()},
             "tiers": [{"kind": t.kind, "name": t.name, "capacity_bytes": t.capacity_bytes,
                        "per_unit_capacity_bytes": t.per_unit_capacity_bytes,
+                       "max_shared_per_unit_bytes": t.max_shared_per_unit_bytes,
+                       "visible_capacity_bytes": t.visible_capacity_bytes,
                        "bandwidth_bytes_per_s": t.bandwidth_bytes_per_s, "basis": t.basis,
                        "source": t.source, "note": t.note} for t in acc.tiers],
-            "sources": sorted({pk.source for pk in acc.peaks.values()}
+            "sources": sorted({pk.source for pk in [*acc.peaks.values(), *acc.vector_peaks.values()]}
                               | {t.source for t in acc.tiers}
                               | {s for (_, s, _, _) in acc.facts.values()}),
         })
