@@ -80,7 +80,8 @@ def hardware_records(catalog: Catalog) -> list[dict]:
                        "visible_capacity_bytes": t.visible_capacity_bytes,
                        "bandwidth_bytes_per_s": t.bandwidth_bytes_per_s, "basis": t.basis,
                        "source": t.source, "note": t.note} for t in acc.tiers],
-            "sources": sorted({pk.source for pk in [*acc.peaks.values(), *acc.vector_peaks.values()]}
+            "sources": sorted({pk.source for pk in [*acc.peaks.values(),
+                                                     *acc.vector_peaks.values()]}
                               | {t.source for t in acc.tiers}
                               | {s for (_, s, _, _) in acc.facts.values()}),
         })
