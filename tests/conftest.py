@@ -6,10 +6,11 @@ Sites, each built once per test run and shared:
 - site_server (session) -> Server(root, url, httpd): built_site on http://127.0.0.1:<port>/.
 - site_url (session) -> site_url(rel, scheme="http") -> str: a page of built_site over "http"
   or "file".
-Any test that requests built_site, directly or through another fixture, is marked `slow` at
-collection (pytest_collection_modifyitems below), so `-m "not browser and not slow"` never
-builds the whole site. A test that builds a site of its own calls build_site() and is marked
-`@pytest.mark.slow` by hand.
+Any test that requests built_site or another site-building fixture (SITE_FIXTURES), directly or
+through another fixture, is marked `slow` at collection (pytest_collection_modifyitems below),
+so `-m "not browser and not slow"` builds no site. A test that builds a site of its own calls
+build_site() and is marked `@pytest.mark.slow` by hand; build_site() warns (in the -ra summary)
+when the test running it is not.
 
 Browser: Debian Chromium (/usr/bin/chromium) driven by Playwright. Any test that requests
 `browser`, directly or through open_page / shared_page, is marked `browser` at collection.
@@ -38,6 +39,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,9 +53,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SHOTS = ROOT / "test-output" / "screenshots"
 
 
+# Fixtures that build a site (ours, or another project's fixture site through MkDocs or Sphinx):
+# every test using one is marked slow at collection.
+SITE_FIXTURES = ("built_site", "plugin_site", "sphinx_site", "alabaster_site")
+_SLOW_TESTS: set[str] = set()
+
+
 def build_site(dest: Path, config: Path | None = None, env: dict | None = None,
                cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`mkdocs build --strict` into dest; returns the completed process (check returncode)."""
+    running = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    if running and _SLOW_TESTS and running not in _SLOW_TESTS:
+        warnings.warn(f"{running} builds a site but is not marked slow: "
+                      "add @pytest.mark.slow so the fast subset stays fast", stacklevel=2)
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)]
     if config:
         cmd += ["--config-file", str(config)]
@@ -126,14 +138,17 @@ def site_url(built_site, site_server):
     return _url
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Mark by what a test needs, so the fast subset stays fast whoever adds a test."""
     for item in items:
         names = getattr(item, "fixturenames", ())
-        if "built_site" in names and not item.get_closest_marker("slow"):
+        if any(f in names for f in SITE_FIXTURES) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
         if "browser" in names and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
+        if item.get_closest_marker("slow"):
+            _SLOW_TESTS.add(item.nodeid)
 
 
 @pytest.fixture(scope="session")
