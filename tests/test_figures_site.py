@@ -93,3 +93,11 @@ def test_one_rounding_rule_for_the_peak(built_site, lesson_text):
 def test_layernorm_prompt_agrees_with_rmsnorm(lesson_text):
     """Per element read and written: RMSNorm AI 1, LayerNorm AI 2 in bf16."""
     assert "FLOPs per element read and written (2 + 2 bytes in bf16, so AI ≈ 1–2)" in lesson_text
+
+
+def test_hardware_page_prints_binary_capacities(built_site):
+    """Per-SM arrays and HBM in binary units as the hardware has them (issue #13): 256 KiB per
+    SM, the H100 register file 33 MiB (= 34.6 MB, not the blog's "33.8 MB"), 80 GiB of HBM."""
+    text = main_text(built_site / "hardware.html")
+    assert "256 KiB" in text and "33 MiB" in text and "80 GiB" in text
+    assert "256 kB" not in text and "85.9 GB" not in text and "262 kB" not in text
