@@ -18,7 +18,8 @@ Formulas (stated on the budget page, and the only place they are written):
                                          while that layer is recomputed.
   The 34 counts a GPT block (4h MLP, dropout masks); for a Llama block it is an approximation.
 - Inference: the KV cache, 2 (K and V) × layers × kv_heads × head_dim × tokens cached × b,
-  plus one layer's working set (prefill: s·b·h·(34 + 5·a·s/h) / ... as above, no recompute).
+  plus one layer's working set (the activation formula above for one layer: the prompt's s
+  tokens at prefill, scores stored unless FlashAttention; one token at decode).
 - The chip's capacity is its HBM as the catalog stores it (binary: an H100 holds 80 GiB).
   Runtime overheads (CUDA context, allocator fragmentation, NCCL buffers) are not counted, so
   "fits" is necessary, not sufficient.
