@@ -55,6 +55,8 @@ def _settle(page, timeout_ms: int = 15000) -> None:
                                       .dataset.rooflineState""", arg=i, timeout=timeout_ms)
         except Exception:  # noqa: BLE001 - judged by the checks below
             pass
+    # Collapsed blocks are judged open, as a reader who opens them sees them.
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     page.evaluate("window.scrollTo(0, 0)")
     page.wait_for_timeout(100)
 
