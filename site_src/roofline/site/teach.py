@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 
 from .. import fmt
-from ..render.tables import HtmlColumn, html_table
 from ..budget import MEMORY_CLASSES, Assumptions, budget
 from ..errors import RooflineError
+from ..render.tables import HtmlColumn, html_table
 from ..tokens import (critical_tokens, critical_tokens_with_activations, load_launch_floor,
                       matmul_cost, min_compute_bound_tokens)
 from ..transformer import get_model
@@ -476,19 +476,20 @@ def predict(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
         f'<p id="{uid}-help">A new op or chip hides the answer until you commit a new '
         "guess.</p>\n"
         '<fieldset class="rl-predict-pick"><legend>1 · The question</legend>\n'
-        f'<label for="{uid}-op">Op</label> <select id="{uid}-op" name="op">'
-        f"{opts(data['ops'])}</select>\n"
-        f'<label for="{uid}-hw">Chip ({precision})</label> <select id="{uid}-hw" name="hw">'
-        f"{opts(data['hardware'])}</select>\n</fieldset>\n"
+        f'<span class="rl-field"><label for="{uid}-op">Op</label> '
+        f'<select id="{uid}-op" name="op">{opts(data["ops"])}</select></span>\n'
+        f'<span class="rl-field"><label for="{uid}-hw">Chip ({precision})</label> '
+        f'<select id="{uid}-hw" name="hw">{opts(data["hardware"])}</select></span>\n'
+        "</fieldset>\n"
         '<fieldset class="rl-predict-guess"><legend>2 · Your guess</legend>\n'
         '<fieldset class="rl-predict-bound"><legend>Which roof limits it?</legend>\n'
-        f'<input type="radio" id="{uid}-mem" name="bound" value="memory">'
-        f' <label for="{uid}-mem">memory-bound</label>\n'
-        f'<input type="radio" id="{uid}-cmp" name="bound" value="compute">'
-        f' <label for="{uid}-cmp">compute-bound</label>\n</fieldset>\n'
-        f'<label for="{uid}-pct">Best share of peak it can reach, in %</label> '
-        f'<input type="text" id="{uid}-pct" name="percent" inputmode="decimal" '
-        'autocomplete="off" size="6">\n</fieldset>\n'
+        f'<span class="rl-field"><input type="radio" id="{uid}-mem" name="bound" '
+        f'value="memory"> <label for="{uid}-mem">memory-bound</label></span>\n'
+        f'<span class="rl-field"><input type="radio" id="{uid}-cmp" name="bound" '
+        f'value="compute"> <label for="{uid}-cmp">compute-bound</label></span>\n</fieldset>\n'
+        f'<span class="rl-field"><label for="{uid}-pct">Best share of peak it can reach, in %'
+        f'</label> <input type="text" id="{uid}-pct" name="percent" inputmode="decimal" '
+        'autocomplete="off" size="6"></span>\n</fieldset>\n'
         '<button type="submit" class="md-button md-button--primary">Commit and reveal</button>\n'
         "</form>\n"
         '<p class="rl-predict-result" role="status" aria-live="polite"></p>\n'
@@ -686,18 +687,18 @@ def tokens_explorer(ctx: Context, *, model: str = TOKENS_MODEL,
         "GEMMs along the roofline as the tokens per step grow; the table above gives the "
         "crossing points.</em></p>\n"
         '<form class="rl-tokens-form" hidden>\n'
-        '<label for="rl-tokens-t">Tokens per step</label> '
+        '<span class="rl-field"><label for="rl-tokens-t">Tokens per step</label> '
         f'<input type="range" id="rl-tokens-t" min="0" max="{top:g}" step="0.25" value="0" '
         'list="rl-tokens-marks" aria-describedby="rl-tokens-help"> '
-        '<output for="rl-tokens-t">1</output>\n'
+        '<output for="rl-tokens-t">1</output></span>\n'
         '<datalist id="rl-tokens-marks">' + "".join(f'<option value="{m:g}"></option>'
                                                    for m in marks) + "</datalist>\n"
         f'<p id="rl-tokens-help" class="rl-tokens-help">Marks: decode at batch '
         f"{', '.join(f'{t:,}' for t in DECODE_BATCHES)}; prefill of {_n(prefill)} tokens; "
         f"training at {_n(train)} tokens per step.</p>\n"
         f'<p class="rl-tokens-presets">{buttons}</p>\n'
-        f'<label for="rl-tokens-hw">Chip ({precision})</label> '
-        f'<select id="rl-tokens-hw">{chips}</select>\n'
+        f'<span class="rl-field"><label for="rl-tokens-hw">Chip ({precision})</label> '
+        f'<select id="rl-tokens-hw">{chips}</select></span>\n'
         "</form>\n" + fig + "\n"
         '<p class="rl-tokens-result" role="status" aria-live="polite"></p>\n'
         f'<script type="module">\n{script}\nenhanceAllTokens(document);\n</script>\n'
