@@ -261,7 +261,7 @@ def budget_table_block(options: dict) -> str:
     """```roofline-budget-table: a static table of budget figures (the text alternative).
     table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
     (bytes each fusion keeps off HBM in a training step) or ceilings (the chip's roofs and
-    diagonals with their sources)."""
+    diagonals with their sources) or memory (what a step holds per GPU, against HBM)."""
     import markdown as _markdown
 
     from ..widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
@@ -273,4 +273,10 @@ def budget_table_block(options: dict) -> str:
                               precision=opts.get("precision", DEFAULT_PRECISION))
     except RooflineError as exc:
         raise _option_error(opts, exc) from None
+    if opts.get("table") == "memory":
+        # The verdict is the punchline: a responsive table keeps it on screen at any width.
+        from ..render.tables import table_html
+        from .budget_tables import MEMORY_PRIORITY
+        return table_html(table, label="What one step holds per GPU, against the chip's HBM",
+                          priority=MEMORY_PRIORITY, wrap=("config", "verdict"))
     return _markdown.markdown(table.as_markdown(), extensions=["tables"])
