@@ -257,6 +257,16 @@ def budget_block(settings: BudgetSettings | dict) -> str:
     return block(layout, height_px=s.height_px, label=s.label)
 
 
+RESPONSIVE = {
+    "memory": ("What one step holds per GPU, against the chip's HBM",
+               {"config": 1, "verdict": 1, "total": 1, "weights": 2, "state": 2,
+                "activations": 2, "kv": 2}, ("config", "verdict")),
+    "configs": ("Step time and MFU by phase and fusion",
+                {"phase": 1, "fused": 1, "bound": 1, "estimate": 1, "step_time_s": 1,
+                 "batch": 2, "memory": 2, "bytes": 3}, ("phase", "memory")),
+}
+
+
 def budget_table_block(options: dict) -> str:
     """```roofline-budget-table: a static table of budget figures (the text alternative).
     table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
@@ -273,10 +283,10 @@ def budget_table_block(options: dict) -> str:
                               precision=opts.get("precision", DEFAULT_PRECISION))
     except RooflineError as exc:
         raise _option_error(opts, exc) from None
-    if opts.get("table") == "memory":
-        # The verdict is the punchline: a responsive table keeps it on screen at any width.
+    kind = opts.get("table", "configs")
+    if kind in RESPONSIVE:
+        # The punchline columns (verdict, MFU) stay on screen at any width.
         from ..render.tables import table_html
-        from .budget_tables import MEMORY_PRIORITY
-        return table_html(table, label="What one step holds per GPU, against the chip's HBM",
-                          priority=MEMORY_PRIORITY, wrap=("config", "verdict"))
+        label, priority, wrap = RESPONSIVE[kind]
+        return table_html(table, label=label, priority=priority, wrap=wrap)
     return _markdown.markdown(table.as_markdown(), extensions=["tables"])

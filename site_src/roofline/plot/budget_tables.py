@@ -111,7 +111,7 @@ def memory_table(hw, precision: str, b: float):
                      "state": m.gradients + m.optimizer, "activations": m.activations,
                      "kv": m.kv_cache})
     cap = hw.hbm.capacity_bytes
-    # The verdict and the total come first: they are the punchline (MEMORY_PRIORITY).
+    # The verdict and the total come first: they are the punchline.
     cols = (Column("config", "Step (training: 8-way data parallel)"),
             Column("verdict", f"In {fmt.memory(cap)} ({fmt.capacity(cap)})?"),
             Column("total", "Per GPU", fmt.capacity, "right"),
@@ -121,9 +121,6 @@ def memory_table(hw, precision: str, b: float):
             Column("kv", "KV cache", fmt.capacity, "right"))
     return Table(cols, tuple(rows))
 
-
-MEMORY_PRIORITY = {"config": 1, "verdict": 1, "total": 1, "weights": 2, "state": 2,
-                   "activations": 2, "kv": 2}
 
 
 def ceilings_table(hw, catalog: Catalog):
