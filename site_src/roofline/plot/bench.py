@@ -86,3 +86,117 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# ---------------------------------------------------------------- the widget study (#12)
+# Used by `python -m roofline.bench --widget`: what a reader of the lesson meets, interleaved
+# per run so a noisy machine hits every figure alike.
+
+# First contentful paint, and whether the static first frame was in the page and on screen then
+# (its box in the viewport; the live plot is not ready so early).
+FCP_JS = """() => new Promise((resolve) => {
+  const report = (fcp) => {
+    // (the SVG's own box is empty once the live plot has replaced it: measure the block's)
+    const s = document.querySelector('.roofline-static svg');
+    const b = document.querySelector('.roofline-block');
+    const r = s && b ? b.getBoundingClientRect() : null;
+    resolve({fcp, svg: !!s, inView: !!r && r.bottom > 0 && r.top < innerHeight && r.height > 100,
+             live: !!b && b.dataset.rooflineState === 'ready'});
+  };
+  const seen = performance.getEntriesByName('first-contentful-paint')[0];
+  if (seen) { report(seen.startTime); return; }
+  new PerformanceObserver((list) => {
+    const e = list.getEntriesByName('first-contentful-paint')[0];
+    if (e) report(e.startTime);
+  }).observe({type: 'paint', buffered: true});
+})"""
+
+# A reader who has read the top of the page (scrolled a screen) jumps to §6: time from the jump
+# to the plot being ready, and to the first slider change painted.
+JUMP_JS = """async () => {
+  const b = document.querySelector('.roofline-block');
+  const t0 = performance.now();
+  b.scrollIntoView();
+  if (b.dataset.rooflineState !== 'ready') {
+    await new Promise((r) => b.addEventListener('roofline:ready', r, {once: true}));
+  }
+  const ready = performance.now() - t0;
+  const s = window.roofline.documents[0].get_model_by_name('ai-slider');
+  s.value = 1.5;
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  return {ready, responds: performance.now() - t0};
+}"""
+
+# Main-thread work per slider change: `n` changes one frame apart, then `n` frames with no
+# change; Chromium's TaskDuration (CDP Performance metrics) over each, per frame.
+FRAMES_JS = """async ([n, change]) => {
+  const s = window.roofline.documents[0].get_model_by_name('ai-slider');
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    if (change) s.value = -1 + (4 * ((i * 37) % n)) / n;
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    out.push(performance.now() - t0);
+  }
+  return out;
+}"""
+
+
+def _task_s(cdp) -> float:
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
+def widget_study(base_url: str, page_path: str, runs: int, changes: int) -> dict:
+    """Medians over `runs` interleaved loads: FCP with the static SVG, jump-to-interactive, and
+    per slider change the frame time (p95) and main-thread CPU against the same run's frames
+    with no change."""
+    from playwright.sync_api import sync_playwright
+
+    rows: dict[str, list[float]] = {}
+    facts: dict[str, list] = {"svg_at_fcp": [], "svg_in_view": [], "live_at_fcp": []}
+
+    def add(key: str, value: float) -> None:
+        rows.setdefault(key, []).append(value)
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        for _ in range(runs):
+            # 1. first paint, plot's section in view at load
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(base_url + page_path + "#6-drive-the-roofline")
+            f = page.evaluate(FCP_JS)
+            add("fcp_ms", f["fcp"])
+            facts["svg_at_fcp"].append(f["svg"])
+            facts["svg_in_view"].append(f["inView"])
+            facts["live_at_fcp"].append(f["live"])
+            page.evaluate(READY_JS)
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Performance.enable")
+            for change in (False, True):  # no-change frames first, then changes, same page
+                t = _task_s(cdp)
+                frames = page.evaluate(FRAMES_JS, [changes, change])
+                cpu_ms = (_task_s(cdp) - t) * 1000 / changes
+                key = "change" if change else "idle"
+                add(f"{key}_p95_ms", p95(frames))
+                add(f"{key}_cpu_ms", cpu_ms)
+            page.close()
+            # 2. the page read from the top; the reader then jumps to §6
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(base_url + page_path)
+            page.wait_for_load_state("networkidle")
+            page.mouse.wheel(0, 600)  # reading: one screen down
+            page.wait_for_timeout(2500)
+            j = page.evaluate(JUMP_JS)
+            add("jump_ready_ms", j["ready"])
+            add("jump_responds_ms", j["responds"])
+            page.close()
+        browser.close()
+    out = {k: statistics.median(v) for k, v in rows.items()}
+    out["cpu_per_change_ms"] = out["change_cpu_ms"] - out["idle_cpu_ms"]
+    out["svg_at_fcp"] = all(facts["svg_at_fcp"])
+    out["svg_in_view"] = all(facts["svg_in_view"])
+    out["live_at_fcp"] = sum(facts["live_at_fcp"])
+    out["runs"] = runs
+    out["changes"] = changes
+    return out

@@ -312,6 +312,20 @@
     }
   }
 
+  // A reader who interacts (scrolls, clicks, types) may jump to a plot at any moment: evaluate
+  // BokehJS in the next idle time, so the jump costs only the embed. A page nobody touches (a
+  // bot, a Lighthouse run) never pays for it until a plot nears view.
+  function warmOnInteraction() {
+    var events = ["scroll", "pointerdown", "keydown", "touchstart"];
+    var warm = function () {
+      events.forEach(function (e) { window.removeEventListener(e, warm, true); });
+      if (!seen.length) return;
+      var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 200); };
+      idle(function () { loadBokeh().catch(function () {}); }, { timeout: 2000 });
+    };
+    events.forEach(function (e) { window.addEventListener(e, warm, { capture: true, passive: true }); });
+  }
+
   function start() {
     if ("IntersectionObserver" in window) {
       io = new IntersectionObserver(function (entries) {
@@ -321,6 +335,7 @@
       }, { rootMargin: "1500px 0px" });
     }
     watch();
+    warmOnInteraction();
     if (document.readyState === "loading") {
       // Loaded early (async, from <head>): pick blocks up while the page parses, not after.
       var mo = new MutationObserver(watch);
