@@ -180,7 +180,8 @@ def test_file_url_and_hierarchy_plot(built_site, open_page):
       const d = Bokeh.documents.find((x) => x.get_model_by_name('ceilings'));
       d.get_model_by_name('precision').value = 'fp8';
     }""")
-    w.page.wait_for_timeout(200)
+    # The module callback runs after the assignment returns: wait for the ridge to move.
+    w.page.wait_for_function(f"() => ({ridge_js})()[0] !== {ridge_bf16}", timeout=10000)
     ridge_fp8, _ = w.page.evaluate(ridge_js)
     assert ridge_fp8 == pytest.approx(2 * ridge_bf16, rel=0.01)
     w.assert_clean()
