@@ -147,56 +147,58 @@ def _task_s(cdp) -> float:
     return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
 
-def widget_study(base_url: str, page_path: str, runs: int, changes: int) -> dict:
-    """Medians over `runs` interleaved loads: FCP with the static SVG, jump-to-interactive, and
-    per slider change the frame time (p95) and main-thread CPU against the same run's frames
-    with no change."""
+def widget_study(base_urls: list[str], page_path: str, runs: int, changes: int) -> list[dict]:
+    """Medians over `runs` loads of each site, interleaved (site A, site B, A, B, ...): FCP with
+    the static SVG, jump-to-interactive, and per slider change the frame time (p95) and
+    main-thread CPU against the same run's frames with no change."""
     from playwright.sync_api import sync_playwright
 
-    rows: dict[str, list[float]] = {}
-    facts: dict[str, list] = {"svg_at_fcp": [], "svg_in_view": [], "live_at_fcp": []}
+    rows: list[dict[str, list]] = [{} for _ in base_urls]
 
-    def add(key: str, value: float) -> None:
-        rows.setdefault(key, []).append(value)
+    def add(k: int, key: str, value) -> None:
+        rows[k].setdefault(key, []).append(value)
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for _ in range(runs):
-            # 1. first paint, plot's section in view at load
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(base_url + page_path + "#6-drive-the-roofline")
-            f = page.evaluate(FCP_JS)
-            add("fcp_ms", f["fcp"])
-            facts["svg_at_fcp"].append(f["svg"])
-            facts["svg_in_view"].append(f["inView"])
-            facts["live_at_fcp"].append(f["live"])
-            page.evaluate(READY_JS)
-            cdp = page.context.new_cdp_session(page)
-            cdp.send("Performance.enable")
-            for change in (False, True):  # no-change frames first, then changes, same page
-                t = _task_s(cdp)
-                frames = page.evaluate(FRAMES_JS, [changes, change])
-                cpu_ms = (_task_s(cdp) - t) * 1000 / changes
-                key = "change" if change else "idle"
-                add(f"{key}_p95_ms", p95(frames))
-                add(f"{key}_cpu_ms", cpu_ms)
-            page.close()
-            # 2. the page read from the top; the reader then jumps to §6
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(base_url + page_path)
-            page.wait_for_load_state("networkidle")
-            page.mouse.wheel(0, 600)  # reading: one screen down
-            page.wait_for_timeout(2500)
-            j = page.evaluate(JUMP_JS)
-            add("jump_ready_ms", j["ready"])
-            add("jump_responds_ms", j["responds"])
-            page.close()
+            for k, base_url in enumerate(base_urls):
+                # 1. first paint, plot's section in view at load
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(base_url + page_path + "#6-drive-the-roofline")
+                f = page.evaluate(FCP_JS)
+                add(k, "fcp_ms", f["fcp"])
+                add(k, "svg_at_fcp", f["svg"])
+                add(k, "svg_in_view", f["inView"])
+                add(k, "live_at_fcp", f["live"])
+                page.evaluate(READY_JS)
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable")
+                for change in (False, True):  # no-change frames, then changes, same page
+                    t = _task_s(cdp)
+                    frames = page.evaluate(FRAMES_JS, [changes, change])
+                    key = "change" if change else "idle"
+                    add(k, f"{key}_cpu_ms", (_task_s(cdp) - t) * 1000 / changes)
+                    add(k, f"{key}_p95_ms", p95(frames))
+                page.close()
+                # 2. the top of the page read (one screen scrolled), then a jump to §6
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(base_url + page_path)
+                page.wait_for_load_state("networkidle")
+                page.mouse.wheel(0, 600)
+                page.wait_for_timeout(2500)
+                j = page.evaluate(JUMP_JS)
+                add(k, "jump_ready_ms", j["ready"])
+                add(k, "jump_responds_ms", j["responds"])
+                page.close()
         browser.close()
-    out = {k: statistics.median(v) for k, v in rows.items()}
-    out["cpu_per_change_ms"] = out["change_cpu_ms"] - out["idle_cpu_ms"]
-    out["svg_at_fcp"] = all(facts["svg_at_fcp"])
-    out["svg_in_view"] = all(facts["svg_in_view"])
-    out["live_at_fcp"] = sum(facts["live_at_fcp"])
-    out["runs"] = runs
-    out["changes"] = changes
+    out = []
+    for r in rows:
+        o = {k: statistics.median(v) for k, v in r.items()
+             if k not in ("svg_at_fcp", "svg_in_view", "live_at_fcp")}
+        o["cpu_per_change_ms"] = o["change_cpu_ms"] - o["idle_cpu_ms"]
+        o["svg_at_fcp"] = all(r["svg_at_fcp"])
+        o["svg_in_view"] = all(r["svg_in_view"])
+        o["live_at_fcp"] = sum(r["live_at_fcp"])
+        o["runs"], o["changes"] = runs, changes
+        out.append(o)
     return out
