@@ -1,11 +1,11 @@
-// The scene the live plot draws (roofline.mjs `scene`, `marker`) against
+// The scene the live plot draws (scene.mjs `scene`, `marker`) against
 // tests/cases/scene_cases.json, written by its Python mirror (roofline.plot.scene, which draws
 // the build-time SVG): the two agree to 1e-9 on every number and exactly on every text.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as rl from "../../site_src/roofline/plot/js/roofline.mjs";
+import * as rl from "../../site_src/roofline/plot/js/scene.mjs";
 
 const DATA = JSON.parse(readFileSync(new URL("../cases/scene_cases.json", import.meta.url)));
 

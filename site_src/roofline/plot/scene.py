@@ -1,9 +1,9 @@
 """The roofline widget's scene: what the plot shows for one state, as plain data.
 
-The live plot is drawn by plot/js/roofline.mjs (`scene`, `marker` and their helpers); this
+The live plot is drawn by plot/js/scene.mjs (`scene`, `marker` and their helpers); this
 module is its mirror for the one drawing Python makes, the build-time SVG (plot/svg.py), and
 for the texts the test cases pin. tests/cases/scene_cases.json holds this module's output for
-many states; node checks roofline.mjs against it to 1e-9, so the two cannot drift. No bokeh.
+many states; node checks scene.mjs against it to 1e-9, so the two cannot drift. No bokeh.
 
 Coordinates: AI in FLOP/byte, performance in TFLOP/s; label offsets and boxes in px of a frame
 of the given size (y down), placed from estimated text boxes (CHAR_W × font size per glyph).

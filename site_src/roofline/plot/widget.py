@@ -4,7 +4,7 @@ Public contract (documented in docs/embed.md): models named `roofline-figure`, `
 (value = log10 of the AI), `readout`, `verdict`, `hardware`, `precision`, `presets`,
 `vector-roof`. Python builds a fresh, empty layout (named controls, sources and annotations)
 and the payload; the one CustomJS callback draws every frame from them, the first included,
-through `scene()` in roofline.mjs. Its Python mirror, plot/scene.py, serves the build-time SVG
+through `scene()` in scene.mjs. Its Python mirror, plot/scene.py, serves the build-time SVG
 (plot/svg.py); tests/cases/*.json keep the two equal.
 """
 
@@ -32,6 +32,14 @@ from ..widgets.roofline import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,  
 Options = RooflineSettings  # the name plot/cases.py and older callers use
 
 JS = Path(__file__).parent / "js" / "roofline.mjs"
+SCENE_JS = JS.with_name("scene.mjs")
+
+
+def callback_code() -> str:
+    """scene.mjs and roofline.mjs as the one ES module BokehJS runs (a blob cannot import)."""
+    parts = [f.read_text(encoding="utf-8") for f in (SCENE_JS, JS)]
+    return "\n".join("\n".join(line for line in text.splitlines()
+                               if not line.startswith("import ")) for text in parts)
 SLIDER_FORMAT = JS.with_name("slider_format.js")
 _WIDGET_CSS = """
 :host { --background-color: var(--md-default-bg-color, #fff);
@@ -165,13 +173,12 @@ def _build(opts: RooflineSettings, data: dict):
     verdict = Div(name="verdict", text="", render_as_text=True,
                   stylesheets=[InlineStyleSheet(css=_VERDICT_CSS)])
 
-    callback = CustomJS.from_file(
-        JS, payload=data, fig=fig, slider=slider, hardware=hardware, precision=precision,
+    callback = CustomJS(code=callback_code(), module=True, args=dict(
+        payload=data, fig=fig, slider=slider, hardware=hardware, precision=precision,
         presets=presets, vector=vector, readout=readout, verdict=verdict, roof=roof,
         ceilings=ceilings, vector_src=vector_src, points=points, marker=marker,
         labels_color=labels["color"], labels_ink=labels["ink"], labels_muted=labels["muted"],
-        ai_line=ai_line, ridge=ridge, memory=memory)
-    callback.tags = ["roofline-first-frame"]
+        ai_line=ai_line, ridge=ridge, memory=memory), tags=["roofline-first-frame"])
     slider.js_on_change("value", callback)
     for w in (hardware, precision, presets):
         w.js_on_change("value", callback)

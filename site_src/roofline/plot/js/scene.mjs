@@ -1,0 +1,162 @@
+// The roofline widget's scene: what the plot shows for one state, as plain data, and the label
+// layout. plot/widget.py joins this file and roofline.mjs into the one module BokehJS runs
+// (imports dropped); node imports it as is (tests/js/scene.test.mjs).
+import { attainable, bandwidth, bound, num, place, roofXY, tflops } from "./roofline.mjs";
+
+// What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
+// labels placed in pixels of a frame of the given size. The live plot draws this; the
+// build-time SVG (roofline.plot.scene, a mirror pinned by tests/cases/scene_cases.json) too.
+
+export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
+export const LINE_H = 1.2;
+export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
+
+export function yRange(hw, prec, ceilings, x0) {
+  const bws = [hw.bw];
+  for (const [kind, t] of Object.entries(hw.tiers)) if (ceilings.includes(kind)) bws.push(t.bw);
+  let top = hw.peaks[prec];
+  if (hw.vector) top = Math.max(top, hw.vector.peak);
+  return [x0 * Math.min(...bws) / 1e12 / 2, top * 4 / 1e12];
+}
+
+// Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
+export function toPx(x, y, xr, yr, w, h) {
+  const fx = (Math.log10(x) - Math.log10(xr[0])) / (Math.log10(xr[1]) - Math.log10(xr[0]));
+  const fy = (Math.log10(y) - Math.log10(yr[0])) / (Math.log10(yr[1]) - Math.log10(yr[0]));
+  return [fx * w, (1 - fy) * h];
+}
+
+// The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
+// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it.
+export function labelBox(text, size, sx, sy, c) {
+  const w = text.length * size * CHAR_W;
+  const h = size * LINE_H;
+  const ax = sx + c.dx;
+  const ay = sy - c.dy;
+  const left = c.align === "right" ? ax - w : c.align === "center" ? ax - w / 2 : ax;
+  const top = c.baseline === "bottom" ? ay - h : c.baseline === "middle" ? ay - h / 2 : ay;
+  return [left, top, left + w, top + h];
+}
+
+export function overlaps(a, b, pad = 1) {
+  return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
+}
+
+// Greedy placement: each label, in order, takes its first candidate position whose box stays
+// inside the frame and overlaps no point and no label placed before it; a label with no such place is left
+// out (shown: false). Boxes are returned so tests can check them.
+export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }) {
+  const placed = points.x.map((x, i) => {
+    const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
+    return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
+  });
+  return labels.map(({ at, ...l }) => {
+    const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
+    for (const c of at) {
+      const box = labelBox(l.text, l.size, sx, sy, c);
+      const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
+      if (inside && !placed.some((b) => overlaps(b, box))) {
+        placed.push(box);
+        return { ...l, ...c, box, shown: true };
+      }
+    }
+    return { ...l, ...at[0], box: null, shown: false };
+  });
+}
+
+// Ops within ×1.1 of each other share one label ("a, b"), at the first op's point.
+export function groupPoints(ais) {
+  const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
+  const groups = [];
+  for (const i of order) {
+    const last = groups[groups.length - 1];
+    if (last && ais[i] <= ais[last[0]] * 1.1) last.push(i);
+    else groups.push([i]);
+  }
+  return groups;
+}
+
+const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
+const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
+
+// st = {hardware, precision, vector}; frame = [w, h] in px.
+export function scene(P, st, frame) {
+  const hw = P.hardware[st.hardware];
+  const prec = st.precision;
+  const peak = hw.peaks[prec];
+  const bw = hw.bw;
+  const r = peak / bw;
+  const [x0, x1] = P.x;
+  const yr = yRange(hw, prec, P.ceilings, x0);
+  const C = P.colors;
+  const labels = [];
+  const roof = roofXY(peak, bw, x0, x1);
+  labels.push({ key: "roof", x: x1, y: peak / 1e12, size: 12, style: "normal", color: C.roof,
+                text: `${prec.toUpperCase()} roof ${tflops(peak)}`,
+                at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), ABOVE(-4, 20, "right")] });
+  const slope = x0 * 1.3;
+  labels.push({ key: "hbm", x: slope, y: slope * bw / 1e12, size: 12, style: "normal",
+                color: C.roof, text: `${hw.hbm} ${bandwidth(bw)}`,
+                at: [BELOW(2, 5, "left"), BELOW(2, 18, "left"), ABOVE(-10, 5, "left")] });
+  labels.push({ key: "ridge", x: r, y: yr[0], size: 12, style: "bold", color: "ink",
+                text: `ridge ${num(r)} FLOP/byte`,
+                at: [6, 24, 42].map((dy) => ABOVE(-5, dy, "right"))
+                  .concat([6, 24, 42].map((dy) => ABOVE(5, dy, "left"))) });
+  const ceilings = { xs: [], ys: [], color: [] };
+  for (const kind of P.ceilings) {
+    const tier = hw.tiers[kind];
+    if (kind === "vector" || kind === "hbm" || !tier) continue;
+    const xEnd = Math.max(peak / tier.bw, x0 * 1.0001);
+    ceilings.xs.push([x0, xEnd]);
+    ceilings.ys.push([x0 * tier.bw / 1e12, xEnd * tier.bw / 1e12]);
+    ceilings.color.push(C[kind]);
+    labels.push({ key: `ceiling-${kind}`, x: slope, y: slope * tier.bw / 1e12, size: 11,
+                  style: "normal", color: C[kind], text: `${P.names[kind]} ${bandwidth(tier.bw)}`,
+                  at: [BELOW(2, 5, "left"), BELOW(2, 17, "left"), ABOVE(-10, 5, "left")] });
+  }
+  const v = hw.vector;
+  const vectorOn = !!v && !!st.vector;
+  const vector = vectorOn ? roofXY(v.peak, bw, x0, x1) : { x: [], y: [] };
+  if (vectorOn) {
+    labels.push({ key: "vector", x: x1, y: v.peak / 1e12, size: 12, style: "normal",
+                  color: C.vector, text: `${v.label} vector roof ${tflops(v.peak)}`,
+                  at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), BELOW(-4, 20, "right")] });
+  }
+  if (r > x0 * 8) {
+    labels.push({ key: "region", x: r, y: yr[1] / 1.6, size: 12, style: "italic",
+                  color: "muted", text: "memory-bound",
+                  at: [0, -16, -32, -48].map((dy) => ({ dx: -6, dy, align: "right",
+                                                        baseline: "middle" })) });
+  }
+  const ids = Object.keys(P.ops);
+  const placed = ids.map((i) => place(P.ops[i].cost[prec], peak, bw));
+  const points = { x: placed.map((p) => p.ai), y: placed.map((p) => p.attainable / 1e12),
+                   op: ids };
+  for (const g of groupPoints(points.x)) {
+    g.forEach((j, rank) => { // ops at one point stack their labels, one row each
+      const at = [];
+      for (let row = rank; row < rank + 6; row += 1) {
+        const dy = 7 + 14 * row;
+        at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
+                BELOW(-6, dy, "right"));
+      }
+      labels.push({ key: `op-${ids[j]}`, x: points.x[g[0]], y: points.y[g[0]], size: 11,
+                    style: "normal", color: "muted", text: P.ops[ids[j]].short, at });
+    });
+  }
+  return {
+    x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
+    roof: { x: roof.x, y: roof.y }, ceilings, vector, points,
+    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], points),
+  };
+}
+
+// The reader's point: where the AI meets the roof, red below the ridge, green at the roof.
+export function marker(P, st, ai) {
+  const hw = P.hardware[st.hardware];
+  const peak = hw.peaks[st.precision];
+  const b = bound(ai, peak / hw.bw);
+  return { x: ai, y: attainable(ai, peak, hw.bw) / 1e12, bound: b,
+           color: b === "memory" ? P.colors.memory : P.colors.compute };
+}
+
