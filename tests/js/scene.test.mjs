@@ -34,7 +34,7 @@ test("the scene case file covers states, frames and label layouts", () => {
 
 test("scene() and marker() equal the Python mirror", () => {
   for (const c of DATA.cases) {
-    const P = { ...DATA.payload, ceilings: c.ceilings };
+    const P = { ...DATA.payload, ceilings: c.ceilings, y_extra: c.y_extra };
     const what = `${JSON.stringify(c.state)} ${c.frame} ${c.ceilings}`;
     same(rl.scene(P, c.state, c.frame), c.scene, what);
     [0.5, 10, 5000].forEach((ai, i) => same(rl.marker(P, c.state, ai), c.markers[i], what));
@@ -43,7 +43,7 @@ test("scene() and marker() equal the Python mirror", () => {
 
 test("shown labels stay inside the frame and never overlap", () => {
   for (const c of DATA.cases) {
-    const P = { ...DATA.payload, ceilings: c.ceilings };
+    const P = { ...DATA.payload, ceilings: c.ceilings, y_extra: c.y_extra };
     const boxes = rl.scene(P, c.state, c.frame).labels.filter((l) => l.shown).map((l) => l.box);
     for (const [i, b] of boxes.entries()) {
       assert.ok(b[0] >= 0 && b[1] >= 0 && b[2] <= c.frame[0] && b[3] <= c.frame[1]);

@@ -110,6 +110,14 @@ def build_scenes() -> dict:
             out.append({"ceilings": list(ceilings), "state": st, "frame": list(frame),
                         "scene": scene.scene(data, st, frame),
                         "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)]})
+    # a measurement overlay's extent widens the range (plot/widget.drawing_payload)
+    data = widget.payload(widget.Options(), catalog, zoo)
+    st = {"hardware": "h100-sxm", "precision": "bf16", "vector": False}
+    for extra in ([3.6e-5, 1.4], [1e-3, 1e5]):
+        data["y_extra"] = extra
+        out.append({"ceilings": [], "y_extra": extra, "state": st, "frame": [640, 330],
+                    "scene": scene.scene(data, st, (640, 330)),
+                    "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)]})
     data = widget.payload(widget.Options(), catalog, zoo)
     data.pop("ceilings")
     data.pop("state")

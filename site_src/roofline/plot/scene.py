@@ -41,12 +41,16 @@ def roof_xy(peak: float, bw: float, x0: float, x1: float) -> dict:
     return {"x": [x0, r, x1], "y": [x0 * bw / 1e12, peak / 1e12, peak / 1e12]}
 
 
-def y_range(hw: dict, prec: str, ceilings: list[str], x0: float) -> list[float]:
+def y_range(hw: dict, prec: str, ceilings: list[str], x0: float,
+            extra: list[float] | None = None) -> list[float]:
+    """TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra`
+    (a measurement overlay's extent) if given."""
     bws = [hw["bw"]] + [t["bw"] for k, t in hw["tiers"].items() if k in ceilings]
     top = hw["peaks"][prec]
     if hw["vector"]:
         top = max(top, hw["vector"]["peak"])
-    return [x0 * min(bws) / 1e12 / 2, top * 4 / 1e12]
+    lo, hi = x0 * min(bws) / 1e12 / 2, top * 4 / 1e12
+    return [min(lo, extra[0]), max(hi, extra[1])] if extra else [lo, hi]
 
 
 # ---------------------------------------------------------------- texts
@@ -149,7 +153,7 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     peak, bw = hw["peaks"][prec], hw["bw"]
     r = ridge(peak, bw)
     x0, x1 = payload["x"]
-    yr = y_range(hw, prec, payload["ceilings"], x0)
+    yr = y_range(hw, prec, payload["ceilings"], x0, payload.get("y_extra"))
     colors = payload["colors"]
     slope = x0 * 1.3
     labels = [

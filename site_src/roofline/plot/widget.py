@@ -78,13 +78,27 @@ def build_layout(settings: RooflineSettings, *, catalog: Catalog | None = None,
                  zoo: OpZoo | None = None, measurement: dict | None = None):
     """A fresh Bokeh layout for validated settings (a measurement document, if given, is drawn
     instead of settings.measurement)."""
-    data = settings.payload(catalog or default_catalog(settings.catalog), zoo)
-    layout = _build(settings, data)
     if measurement is None:
         measurement = settings.measurement
+    data = drawing_payload(settings, catalog or default_catalog(settings.catalog), zoo,
+                           measurement)
+    layout = _build(settings, data)
     if measurement is not None:
         _add_measurement(layout, measurement)
     return layout
+
+
+def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
+                    zoo: OpZoo | None = None, measurement: dict | str | None = None) -> dict:
+    """The payload the scene is drawn from (live and static): with a measurement, its y extent
+    joins the plot's range, so the first frame already has room for the overlay."""
+    data = settings.payload(catalog, zoo)
+    if measurement is None:
+        measurement = settings.measurement
+    if measurement is not None:
+        from .measured import load_measurement, overlay_data, y_bounds
+        data["y_extra"] = y_bounds(overlay_data(load_measurement(measurement), *data["x"]))
+    return data
 
 
 def _add_measurement(layout, measurement) -> None:

@@ -11,12 +11,16 @@ export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a s
 export const LINE_H = 1.2;
 export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
 
-export function yRange(hw, prec, ceilings, x0) {
+// TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra` (a
+// measurement overlay's extent) if given.
+export function yRange(hw, prec, ceilings, x0, extra) {
   const bws = [hw.bw];
   for (const [kind, t] of Object.entries(hw.tiers)) if (ceilings.includes(kind)) bws.push(t.bw);
   let top = hw.peaks[prec];
   if (hw.vector) top = Math.max(top, hw.vector.peak);
-  return [x0 * Math.min(...bws) / 1e12 / 2, top * 4 / 1e12];
+  const lo = x0 * Math.min(...bws) / 1e12 / 2;
+  const hi = top * 4 / 1e12;
+  return extra ? [Math.min(lo, extra[0]), Math.max(hi, extra[1])] : [lo, hi];
 }
 
 // Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
@@ -87,7 +91,7 @@ export function scene(P, st, frame) {
   const bw = hw.bw;
   const r = peak / bw;
   const [x0, x1] = P.x;
-  const yr = yRange(hw, prec, P.ceilings, x0);
+  const yr = yRange(hw, prec, P.ceilings, x0, P.y_extra);
   const C = P.colors;
   const labels = [];
   const roof = roofXY(peak, bw, x0, x1);
