@@ -61,12 +61,17 @@ def overlay_data(doc: dict, x0: float, x1: float) -> dict:
         x_end = min(max(top / bw, x0), x1)
         roofs["xs"].append([x0, x_end])
         roofs["ys"].append([x0 * bw / 1e12, x_end * bw / 1e12])
-        labels["x"].append(x0 * 1.3)
-        labels["y"].append(x0 * 1.3 * bw / 1e12)
+        # memory at the diagonal's foot, under it; the faster cache near its top end, over
+        # it (right-aligned): the two never stack, and the cache's clears the op points
+        mem = level == mem_level
+        lx = x0 * 1.3 if mem else x_end / 1.3
+        labels["x"].append(lx)
+        labels["y"].append(lx * bw / 1e12)
         labels["text"].append(f"measured {level} {fmt.bandwidth(bw)}")
-        labels["align"].append("left")
-        labels["dy"].append(-15)  # under its diagonal, clear of the catalog's labels
-    for roof in c["compute"]:
+        labels["align"].append("left" if mem else "right")
+        labels["dy"].append(-15 if mem else 4)
+    above_at = None  # the last roof labelled above its line: one close under it goes below
+    for roof in sorted(c["compute"], key=lambda r: -r["flops_per_s"]):
         peak = roof["flops_per_s"]
         x_start = min(max(peak / mem_bw, x0), x1)
         roofs["xs"].append([x_start, x1])
@@ -76,7 +81,9 @@ def overlay_data(doc: dict, x0: float, x1: float) -> dict:
         labels["text"].append(f"measured {roof['precision'].upper()} "
                               f"{fmt.si(peak, 'FLOP/s')}")
         labels["align"].append("right")
-        labels["dy"].append(4)  # over its roof, clear of the catalog's ridge label
+        below = above_at is not None and above_at / peak < 3
+        labels["dy"].append(-15 if below else 4)  # over its roof, or under when crowded
+        above_at = None if below else peak
     points: dict[str, list] = {"x": [], "y": [], "text": []}
     seen: set[str] = set()
     for op in doc["ops"]:  # one label per op family, beside its first point

@@ -227,13 +227,18 @@ export function overlayData(doc, x0, x1) {
     const xEnd = Math.min(Math.max(top / bw, x0), x1);
     roofs.xs.push([x0, xEnd]);
     roofs.ys.push([x0 * bw / 1e12, xEnd * bw / 1e12]);
-    labels.x.push(x0 * 1.3);
-    labels.y.push(x0 * 1.3 * bw / 1e12);
+    // memory at the diagonal's foot, under it; the faster cache near its top end, over it
+    // (right-aligned): the two never stack, and the cache's clears the op points
+    const mem = level === memLevel;
+    const lx = mem ? x0 * 1.3 : xEnd / 1.3;
+    labels.x.push(lx);
+    labels.y.push(lx * bw / 1e12);
     labels.text.push(`measured ${level} ${si(bw, "B/s")}`);
-    labels.align.push("left");
-    labels.dy.push(-15);
+    labels.align.push(mem ? "left" : "right");
+    labels.dy.push(mem ? -15 : 4);
   }
-  for (const roof of c.compute) {
+  let aboveAt = null; // the last roof labelled above its line: one close under it goes below
+  for (const roof of [...c.compute].sort((a, b) => b.flops_per_s - a.flops_per_s)) {
     const peak = roof.flops_per_s;
     const xStart = Math.min(Math.max(peak / memBw, x0), x1);
     roofs.xs.push([xStart, x1]);
@@ -242,7 +247,9 @@ export function overlayData(doc, x0, x1) {
     labels.y.push(peak / 1e12);
     labels.text.push(`measured ${roof.precision.toUpperCase()} ${si(peak, "FLOP/s")}`);
     labels.align.push("right");
-    labels.dy.push(4);
+    const below = aboveAt !== null && aboveAt / peak < 3;
+    labels.dy.push(below ? -15 : 4); // over its roof, or under when crowded
+    aboveAt = below ? null : peak;
   }
   const points = { x: [], y: [], text: [] };
   const seen = new Set();
