@@ -120,6 +120,9 @@ def test_print_to_pdf_has_every_section(built_site, lesson):
     outline = _pdf_outline(data)
     headings = [h for tag, h in read_main(built_site / LESSON).headings if tag in ("h1", "h2")]
     assert len(headings) == 11
+    # Chromium drops the space where a heading wraps ("the gap that is thewhole story"), so
+    # headings and outline entries are compared without whitespace.
+    flat = ["".join(t.split()) for t in outline]
     for h in headings:
-        assert any(h in t for t in outline), (h, outline)
+        assert any("".join(h.split()) in t for t in flat), (h, outline)
     w.assert_clean()
