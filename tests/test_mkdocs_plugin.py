@@ -24,7 +24,8 @@ def plugin_site(tmp_path_factory) -> Path:
 
 def test_bokehjs_and_loader_ship_with_the_site(plugin_site):
     shipped = sorted(p.name for p in (plugin_site / assets.ASSET_DIR).iterdir())
-    assert shipped == sorted([a.name for a in assets.bokeh_assets()] + [assets.loader_name()])
+    assert shipped == sorted([a.name for a in assets.bokeh_assets()] + [assets.loader_name()]
+                             + ["items"])
     for a in assets.bokeh_assets():
         assert (plugin_site / assets.ASSET_DIR / a.name).read_bytes() == a.path.read_bytes()
 
@@ -35,6 +36,27 @@ def test_page_has_the_block_and_loads_only_local_scripts(plugin_site):
     assert f'src="{assets.ASSET_DIR}/{assets.loader_name()}"' in html
     srcs = re.findall(r'<script[^>]+src="([^"]+)"', html)
     assert srcs and not [s for s in srcs if s.startswith(("http:", "https:", "//"))], srcs
+
+
+def test_plot_json_lives_in_a_hashed_script_and_the_loader_starts_from_head(plugin_site):
+    """The page carries no plot JSON: each item is a <script data-src> naming a file that
+    assigns it into window.rooflineItems (works from file://), fetched when the plot nears
+    view; the loader is also in <head>, async, so it finds blocks as the page parses."""
+    import hashlib
+    import json
+    html = (plugin_site / "index.html").read_text(encoding="utf-8")
+    head = html[:html.index("</head>")]
+    assert f'<script async src="{assets.ASSET_DIR}/{assets.loader_name()}"></script>' in head
+    items = re.findall(r'<script type="application/json" class="roofline-item" '
+                       r'data-roofline-item="(\w+)" data-src="([^"]+)"></script>', html)
+    assert len(items) == 1 and '"doc":' not in html
+    key, src = items[0]
+    text = (plugin_site / src).read_text(encoding="utf-8")
+    prefix = f'(self.rooflineItems=self.rooflineItems||{{}})["{key}"]='
+    assert text.startswith(prefix) and text.endswith(";\n")
+    body = text[len(prefix):-2]
+    assert hashlib.sha256(body.encode()).hexdigest()[:16] == key
+    assert json.loads(body)["root_id"]
 
 
 def test_build_is_byte_identical(plugin_site, tmp_path):
@@ -179,10 +201,14 @@ def test_two_plots_on_one_page_work_independently(plugin_site, open_page):
     ridges = w.page.evaluate(
         "() => window.roofline.documents.map((d) => d.get_model_by_name('ridge').location)")
     assert ridges[0] != ridges[1] and round(ridges[1]) == 153  # the second stays an A100
-    ceilings = w.page.evaluate(
-        "() => window.roofline.documents[0].get_model_by_name('ceilings').data.text")
+    # the scene draws one ceiling line and labels it (labels-color holds the coloured labels)
+    lines, texts = w.page.evaluate(
+        "() => { const d = window.roofline.documents[0]; return ["
+        "d.get_model_by_name('ceilings').data.xs.length,"
+        "Array.from(d.get_model_by_name('labels-color').data.text)]; }")
     from roofline import fmt
-    expected = [f"Host link {fmt.bandwidth(l4.tier('host').bandwidth_bytes_per_s)}"]
-    assert ceilings == expected  # the catalog gives the L4 no SRAM or scale-up bandwidth
+    expected = f"Host link {fmt.bandwidth(l4.tier('host').bandwidth_bytes_per_s)}"
+    assert lines == 1 and expected in texts  # the L4 has no SRAM or scale-up bandwidth
+    assert not [t for t in texts if t.startswith(("SRAM", "GPU-GPU"))]
     screenshot(w.page, "plugin-two-plots")
     w.assert_clean()
