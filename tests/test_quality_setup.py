@@ -53,3 +53,11 @@ def test_a_bare_machine_gets_all_four(tmp_path):
 def test_ci_runs_the_readme_command():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "scripts/test" in ci
+
+
+def test_readme_states_the_venv_then_the_two_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    venv, serve, test = (readme.index("python3 -m venv"), readme.index("mkdocs serve"),
+                         readme.index("\nscripts/test\n"))
+    assert venv < serve < test
+    assert 'not browser and not slow' in readme
