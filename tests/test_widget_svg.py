@@ -79,3 +79,19 @@ def test_block_shows_the_svg_first_in_print_and_without_javascript():
     assert ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}" in html
     assert re.search(r"@media print\{\.roofline-block>\.roofline-target[^}]*\{display:none", html)
     assert re.search(r"<noscript>.*\.roofline-block>\.roofline-target\{display:none\}", html, re.S)
+
+
+def test_a_page_owning_host_moves_block_styles_into_head():
+    """HTML allows <style> only in <head> (the Nu validator gate reports one in a <div>): the
+    MkDocs plugin hoists each block's CSS there once; a block alone keeps its own copy."""
+    from roofline.plot.blockstyle import NOSCRIPT_STYLE, STATIC_STYLE, hoist_styles
+    block = (f'<div class="roofline-block">{STATIC_STYLE}\n<div class="roofline-static"></div>'
+             f"<noscript><p>x</p>{NOSCRIPT_STYLE}</noscript></div>")
+    page = f"<html><head><title>t</title></head><body>{block}\n{block}</body></html>"
+    out = hoist_styles(page)
+    head, body = out.split("</head>")
+    assert "<style" not in body
+    assert head.count(STATIC_STYLE) == 1 and head.count(NOSCRIPT_STYLE) == 1
+    assert f"<noscript>{NOSCRIPT_STYLE}</noscript>" in head
+    assert body.count('class="roofline-static"') == 2
+    assert hoist_styles("<p>no block</p>") == "<p>no block</p>"

@@ -22,7 +22,7 @@ from pathlib import Path
 from mkdocs.utils import get_relative_url
 
 from . import buildcache, fences, host_check
-from .plot import assets
+from .plot import assets, blockstyle
 
 SUPERFENCES = "pymdownx.superfences"
 _ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
@@ -96,7 +96,7 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
             return (f'<script type="application/json" class="roofline-item" '
                     f'data-roofline-item="{key}" data-src="{src}"></script>')
 
-        output = _ITEM.sub(move, output)
+        output = blockstyle.hoist_styles(_ITEM.sub(move, output))
         loader = get_relative_url(f"{base}/{assets.loader_name()}", page.url)
         return output.replace("</head>", f'<script async src="{loader}"></script>\n</head>', 1)
 

@@ -30,6 +30,8 @@ from bokeh.embed import json_item
 from bokeh.model import Model
 
 from . import assets
+from .blockstyle import NOSCRIPT_STYLE as _NOSCRIPT_STYLE
+from .blockstyle import STATIC_STYLE as _STATIC_STYLE
 
 _ID = re.compile(r'"id":"(p\d+)"')
 _REF = re.compile(r'"(p\d+)"')
@@ -44,18 +46,6 @@ def item_json(layout: Model) -> str:
     text = _REF.sub(lambda m: f'"{mapping.get(m.group(1), m.group(1))}"', text)
     # "</script" or "<!--" inside a string would end or confuse the script element.
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
-
-
-# The static first frame covers the top of the reserved box until the live plot is ready, then
-# steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.
-_STATIC_CSS = (
-    ".roofline-block{position:relative}"
-    ".roofline-static{position:absolute;top:0;left:0;right:0;background:#fff}"
-    ".roofline-static svg{display:block;width:100%;height:auto}"
-    ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}"
-    "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
-    "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
-    "position:static}.roofline-block{break-inside:avoid}}")
 
 
 def block(layout: Model, *, height_px: int, label: str, caption: str = "",
@@ -74,14 +64,12 @@ def block(layout: Model, *, height_px: int, label: str, caption: str = "",
         f'<div class="roofline-target" style="min-height:{int(height_px)}px"></div>',
     ]
     if static:
-        parts += [f"<style>{_STATIC_CSS}</style>",
+        parts += [_STATIC_STYLE,
                   f'<div class="roofline-static">{static}</div>']
     parts += [
         f'<script type="application/json" class="roofline-item">{item_json(layout)}</script>',
         '<noscript><p>This interactive plot needs JavaScript.</p>'
-        + ("<style>.roofline-block>.roofline-target{display:none}"
-           ".roofline-block>.roofline-static{position:static}</style>" if static else "")
-        + "</noscript>",
+        + (_NOSCRIPT_STYLE if static else "") + "</noscript>",
     ]
     if caption:
         parts.append(f'<p class="roofline-caption">{html.escape(caption)}</p>')

@@ -1,0 +1,37 @@
+"""The CSS a roofline block carries, and how a page-owning host moves it into <head>.
+
+No bokeh here: the MkDocs plugin uses it on warm builds, which never import bokeh.
+"""
+
+from __future__ import annotations
+
+# The static first frame covers the top of the reserved box until the live plot is ready, then
+# steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.
+STATIC_CSS = (
+    ".roofline-block{position:relative}"
+    ".roofline-static{position:absolute;top:0;left:0;right:0;background:#fff}"
+    ".roofline-static svg{display:block;width:100%;height:auto}"
+    ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}"
+    "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
+    "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
+    "position:static}.roofline-block{break-inside:avoid}}")
+
+
+STATIC_STYLE = f"<style>{STATIC_CSS}</style>"
+NOSCRIPT_STYLE = ("<style>.roofline-block>.roofline-target{display:none}"
+                   ".roofline-block>.roofline-static{position:static}</style>")
+
+
+def hoist_styles(page_html: str) -> str:
+    """The page with each block's <style> elements moved into <head>, once.
+
+    A block carries its own CSS so it works pasted into any host, but HTML allows <style> only
+    in <head> (a <noscript> there may hold one too). A host that owns the whole page (the MkDocs
+    plugin) calls this so the page validates; the rendering is the same.
+    """
+    if STATIC_STYLE not in page_html or "</head>" not in page_html:
+        return page_html
+    body = page_html.replace(STATIC_STYLE + "\n", "").replace(STATIC_STYLE, "")
+    body = body.replace(NOSCRIPT_STYLE, "")
+    head = f"{STATIC_STYLE}\n<noscript>{NOSCRIPT_STYLE}</noscript>\n</head>"
+    return body.replace("</head>", head, 1)
