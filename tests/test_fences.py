@@ -195,3 +195,17 @@ def test_the_second_of_two_identical_fences_is_named_by_its_own_line(monkeypatch
     with pytest.raises(SuperFencesException, match=r"^notes/page.md:9: ```roofline fence: "
                                                     r"ValueError: boom"):
         render(text)
+
+
+def test_every_fence_kind_renders_as_a_block_not_inside_a_paragraph():
+    """A stashed fence whose HTML starts with a newline stays wrapped in <p> by Python-Markdown
+    (the Nu validator reported '<p><div …><table>' on budget.html); each kind must come out as a
+    block of its own."""
+    import markdown
+
+    from roofline import fences as f
+    md = markdown.Markdown(extensions=["pymdownx.superfences"], extension_configs={
+        "pymdownx.superfences": {"custom_fences": f.custom_fences()}})
+    html = md.convert("Text before:\n\n```roofline-budget-table\ntable: memory\n```\n")
+    assert "<p>\n<div" not in html and "<p><div" not in html
+    assert '<div class="rl-table' in html

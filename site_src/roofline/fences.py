@@ -200,7 +200,9 @@ def fence(kind: str) -> Formatter:
         name = language or kind
         nth = _Seen.count(source)
         try:
-            return render_widget(kind, parse(source), where="")
+            # Python-Markdown unwraps a stashed block from its <p> only when the HTML starts
+            # with a tag: a leading newline leaves a <table> inside a <p> (invalid HTML).
+            return render_widget(kind, parse(source), where="").strip()
         except WidgetOptionError as exc:
             at = where(source, exc.option, nth)
             text = (f"```{name} fence: " + (f"option '{exc.option}': " if exc.option else "")
