@@ -167,8 +167,10 @@ def test_file_url_and_hierarchy_plot(built_site, open_page):
     blocks = w.page.locator(".roofline-block")
     assert blocks.count() == 2
     blocks.nth(1).scroll_into_view_if_needed()
+    # JavaScript draws the first frame too: wait until it has filled the ceilings.
     w.page.wait_for_function(
-        "() => Bokeh.documents.some((d) => d.get_model_by_name('ceilings'))", timeout=20000)
+        "() => Bokeh.documents.some((d) => d.get_model_by_name('ceilings')"
+        " && d.get_model_by_name('ceilings').data.xs.length > 0)", timeout=20000)
     ridge_js = """() => {
       const d = Bokeh.documents.find((x) => x.get_model_by_name('ceilings'));
       return [d.get_model_by_name('ridge').location,
