@@ -109,3 +109,20 @@ def test_seed_claims_ridges():
     assert round(rows[("h100-sxm", "bf16")]) == 295
     assert round(rows[("h100-sxm", "fp8")]) == 591
     assert round(rows[("a100-sxm-80gb", "bf16")]) == 153
+
+
+def test_vector_roof_is_the_one_the_precision_runs_on():
+    """Issue 13 (failure mode 10): bf16 elementwise math runs on the H100's packed bf16 vector
+    units, ≈ 134 TFLOP/s (NVIDIA H100 datasheet, non-tensor bf16/fp16), not under fp32's 66.9."""
+    from roofline.catalog import default_catalog
+    from roofline.ops import default_zoo
+    from roofline.plot import scene, widget
+    data = widget.payload(widget.Options(), default_catalog(), default_zoo())
+    texts = {}
+    for prec in ("bf16", "fp32"):
+        st = {"hardware": "h100-sxm", "precision": prec, "vector": True}
+        s = scene.scene(data, st, (640, 330))
+        texts[prec] = [lb["text"] for lb in s["labels"] if lb.get("key") == "vector"]
+        assert s["vector"]["y"], prec
+    assert texts["bf16"] == ["BF16 vector roof 134 TFLOP/s"]
+    assert texts["fp32"] == ["FP32 vector roof 66.9 TFLOP/s"]

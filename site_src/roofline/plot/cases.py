@@ -91,6 +91,7 @@ def build() -> dict:
 # ---------------------------------------------------------------- tests/cases/scene_cases.json
 
 SCENE_STATES = (("h100-sxm", "bf16", False, ()), ("h100-sxm", "fp32", True, ()),
+                ("h100-sxm", "bf16", True, ()),  # the packed bf16 vector roof, not fp32's
                 ("h100-sxm", "fp8", True, ("sram", "host", "scaleup")),
                 ("a100-sxm-80gb", "bf16", False, ("l2",)), ("l4", "fp8", True, ()),
                 ("tpu-v5e", "bf16", False, ()), ("b200", "fp4", False, ()),

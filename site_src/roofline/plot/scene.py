@@ -41,14 +41,20 @@ def roof_xy(peak: float, bw: float, x0: float, x1: float) -> dict:
     return {"x": [x0, r, x1], "y": [x0 * bw / 1e12, peak / 1e12, peak / 1e12]}
 
 
+def vector_for(hw: dict, prec: str) -> dict | None:
+    """The vector roof for elementwise math in `prec` (fp32's where the chip gives none)."""
+    return hw.get("vectors", {}).get(prec) or hw["vector"]
+
+
 def y_range(hw: dict, prec: str, ceilings: list[str], x0: float,
             extra: list[float] | None = None) -> list[float]:
     """TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra`
     (a measurement overlay's extent) if given."""
     bws = [hw["bw"]] + [t["bw"] for k, t in hw["tiers"].items() if k in ceilings]
     top = hw["peaks"][prec]
-    if hw["vector"]:
-        top = max(top, hw["vector"]["peak"])
+    v = vector_for(hw, prec)
+    if v:
+        top = max(top, v["peak"])
     lo, hi = x0 * min(bws) / 1e12 / 2, top * 4 / 1e12
     return [min(lo, extra[0]), max(hi, extra[1])] if extra else [lo, hi]
 
@@ -180,7 +186,7 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
                              colors[kind], f"{payload['names'][kind]} {fmt.bandwidth(tier['bw'])}",
                              [_below(2, 5, "left"), _below(2, 17, "left"),
                               _above(-10, 5, "left")]))
-    v = hw["vector"]
+    v = vector_for(hw, st["precision"])
     vector_on = bool(v) and bool(st["vector"])
     vector = roof_xy(v["peak"], bw, x0, x1) if vector_on else {"x": [], "y": []}
     if vector_on:

@@ -160,6 +160,12 @@ def _hw_payload(hw: Accelerator, catalog: Catalog) -> dict:
         "vector": ({"precision": vec.precision, "peak": vec.flops_per_s,
                     "label": catalog.precision(vec.precision).label.split(" ")[0]}
                    if vec else None),
+        # The vector roof of the dtype the elementwise math runs in (packed bf16 on the H100
+        # is twice the fp32 roof); the scene falls back to "vector" for other precisions.
+        "vectors": {p: {"precision": v.precision, "peak": v.flops_per_s,
+                        "label": catalog.precision(v.precision).label.split(" ")[0]}
+                    for p in catalog.precisions if p in hw.peaks
+                    for v in [hw.vector_peak_for(p)] if v is not None},
         "tiers": {t.kind: {"name": t.name, "bw": t.bandwidth_bytes_per_s}
                   for t in hw.tiers if t.bandwidth_bytes_per_s and t.kind != "hbm"},
     }

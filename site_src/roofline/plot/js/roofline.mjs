@@ -4,7 +4,7 @@
 // side. No Bokeh global: plot/widget.py joins scene.mjs and this file into the one blob module
 // BokehJS runs, dropping the import line below (node reads them as they are).
 
-import { marker, scene } from "./scene.mjs";
+import { marker, scene, vectorFor } from "./scene.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
@@ -260,7 +260,7 @@ function drawScene(args, st) {
   args.labels_color.data = labelColumns(S.labels, "color");
   args.labels_ink.data = labelColumns(S.labels, "ink");
   args.labels_muted.data = labelColumns(S.labels, "muted");
-  const v = args.payload.hardware[st.hardware].vector;
+  const v = vectorFor(args.payload.hardware[st.hardware], st.precision);
   args.vector.disabled = !v;
   setIfChanged(args.vector, "label",
                v ? `Show the ${v.label} vector roof` : "No vector roof listed for this chip");

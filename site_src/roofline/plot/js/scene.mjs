@@ -13,11 +13,17 @@ export const POINT_R = 4; // half the op markers' size (px): labels keep off the
 
 // TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra` (a
 // measurement overlay's extent) if given.
+// The vector roof for elementwise math in `prec` (fp32's where the chip gives none).
+export function vectorFor(hw, prec) {
+  return (hw.vectors && hw.vectors[prec]) || hw.vector;
+}
+
 export function yRange(hw, prec, ceilings, x0, extra) {
   const bws = [hw.bw];
   for (const [kind, t] of Object.entries(hw.tiers)) if (ceilings.includes(kind)) bws.push(t.bw);
   let top = hw.peaks[prec];
-  if (hw.vector) top = Math.max(top, hw.vector.peak);
+  const v = vectorFor(hw, prec);
+  if (v) top = Math.max(top, v.peak);
   const lo = x0 * Math.min(...bws) / 1e12 / 2;
   const hi = top * 4 / 1e12;
   return extra ? [Math.min(lo, extra[0]), Math.max(hi, extra[1])] : [lo, hi];
@@ -118,7 +124,7 @@ export function scene(P, st, frame) {
                   style: "normal", color: C[kind], text: `${P.names[kind]} ${bandwidth(tier.bw)}`,
                   at: [BELOW(2, 5, "left"), BELOW(2, 17, "left"), ABOVE(-10, 5, "left")] });
   }
-  const v = hw.vector;
+  const v = vectorFor(hw, st.precision);
   const vectorOn = !!v && !!st.vector;
   const vector = vectorOn ? roofXY(v.peak, bw, x0, x1) : { x: [], y: [] };
   if (vectorOn) {
