@@ -128,7 +128,8 @@ def test_controls_have_accessible_names_and_the_readout_is_live(lesson):
     page = lesson.page
     for label in ("Hardware", "Precision", "Op preset"):
         assert page.get_by_label(label, exact=True).count() == 1, label
-    assert page.get_by_role("checkbox", name="Show the FP32 vector roof").count() == 1
+    # The lesson is bf16, so its vector roof is the packed bf16 one (issue 13).
+    assert page.get_by_role("checkbox", name="Show the BF16 vector roof").count() == 1
     assert page.locator(".roofline-block [role=status][aria-live=polite]").count() == 1
 
 
