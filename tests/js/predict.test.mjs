@@ -5,19 +5,20 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as pr from "../../site_src/roofline/plot/js/predict.mjs";
+import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 import * as budget from "../../site_src/roofline/plot/js/budget.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/predict_cases.json", import.meta.url)));
 
 test("formatting matches roofline.fmt", () => {
   for (const c of CASES.format) {
-    assert.equal(pr[c.fn](c.x, c.digits), c.expected, `${c.fn}(${c.x}, ${c.digits})`);
+    assert.equal(fmt[c.fn](c.x, c.digits), c.expected, `${c.fn}(${c.x}, ${c.digits})`);
   }
 });
 
 test("formatting helpers are identical copies of budget.mjs's", () => {
   for (const name of ["sig", "num", "percent"]) {
-    assert.equal(pr[name].toString(), budget[name].toString(), name);
+    assert.equal(fmt[name].toString(), budget[name].toString(), name);
   }
 });
 

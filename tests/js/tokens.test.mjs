@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as tk from "../../site_src/roofline/plot/js/tokens.mjs";
+import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/tokens_cases.json", import.meta.url)));
 
@@ -86,7 +87,7 @@ test("slider positions are log2 of whole tokens", () => {
 test("formatting helpers are identical copies of budget.mjs's", async () => {
   const budget = await import("../../site_src/roofline/plot/js/budget.mjs");
   for (const name of ["sig", "num", "percent"]) {
-    assert.equal(tk[name].toString(), budget[name].toString(), name);
+    assert.equal(fmt[name].toString(), budget[name].toString(), name);
   }
 });
 

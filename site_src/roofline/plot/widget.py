@@ -22,6 +22,7 @@ from bokeh.plotting import figure as bokeh_figure
 
 from ..catalog import Catalog, default_catalog
 from ..ops import OpZoo
+from . import jsmodule
 # The settings (defaults, options, validation, height, payload) live in the bokeh-free
 # widgets/roofline.py; the names are re-exported here for the callers that used them.
 from ..widgets.roofline import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,  # noqa: F401
@@ -37,9 +38,7 @@ SCENE_JS = JS.with_name("scene.mjs")
 
 def callback_code() -> str:
     """scene.mjs and roofline.mjs as the one ES module BokehJS runs (a blob cannot import)."""
-    parts = [f.read_text(encoding="utf-8") for f in (SCENE_JS, JS)]
-    return "\n".join("\n".join(line for line in text.splitlines()
-                               if not line.startswith("import ")) for text in parts)
+    return jsmodule.join(SCENE_JS, JS)
 SLIDER_FORMAT = JS.with_name("slider_format.js")
 _WIDGET_CSS = """
 :host { --background-color: var(--md-default-bg-color, #fff);

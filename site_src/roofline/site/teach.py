@@ -14,6 +14,7 @@ from pathlib import Path
 from .. import fmt
 from ..budget import MEMORY_CLASSES, Assumptions, budget
 from ..errors import RooflineError
+from ..plot.jsmodule import join
 from ..render.tables import HtmlColumn, html_table
 from ..tokens import (critical_tokens, critical_tokens_with_activations, load_launch_floor,
                       matmul_cost, min_compute_bound_tokens)
@@ -426,6 +427,7 @@ def model_fact(ctx: Context, *, model: str = "llama-2-7b", field: str = "kv_head
 # ---------------------------------------------------------------- predict, then reveal
 
 PREDICT_JS = Path(__file__).resolve().parents[1] / "plot" / "js" / "predict.mjs"
+FORMAT_JS = PREDICT_JS.with_name("format.mjs")  # the formatting both inlined scripts import
 PREDICT_HW = ("h100-sxm", "a100-sxm-80gb", "h200", "b200", "l4")
 
 
@@ -462,7 +464,7 @@ def predict(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
     the answers as JSON computed here."""
     data = predict_answers(ctx, precision)
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    script = PREDICT_JS.read_text(encoding="utf-8").replace("</", "<\\/")
+    script = join(FORMAT_JS, PREDICT_JS).replace("</", "<\\/")
     uid = "rl-predict"
     opts = lambda pairs: "".join(  # noqa: E731
         f'<option value="{html.escape(v)}">{html.escape(t)}</option>' for v, t in pairs)
@@ -669,7 +671,7 @@ def tokens_explorer(ctx: Context, *, model: str = TOKENS_MODEL,
             "hardware": [{"id": a.id, "name": a.name, "peak": a.peak_flops_per_s(precision),
                           "bw": a.hbm_bandwidth_bytes_per_s} for a in hws]}
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    script = TOKENS_JS.read_text(encoding="utf-8").replace("</", "<\\/")
+    script = join(FORMAT_JS, TOKENS_JS).replace("</", "<\\/")
     top = math.log2(train)
     marks = [*(math.log2(t) for t in DECODE_BATCHES), math.log2(prefill), top]
     presets = ([(f"Decode, batch {t:,}", t) for t in DECODE_BATCHES]

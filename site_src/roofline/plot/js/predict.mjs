@@ -4,46 +4,11 @@
 // (memory- or compute-bound, and a % of peak), and only then sees the model's answer and how
 // far off the guess was, announced through a polite live region.
 //
-// Pure named exports (parseGuess, score, describe and the formatting helpers) are checked by
+// Pure named exports (parseGuess, score, describe) are checked by
 // `node --test tests/js/predict.test.mjs` against tests/cases/predict_cases.json, which pytest
 // builds from the Python model. The page inlines this file as a module and calls enhanceAll.
 
-// ---------------------------------------------------------------- formatting (as roofline.fmt)
-
-export function sig(x, digits = 3) {
-  if (x === 0 || !Number.isFinite(x)) return x;
-  const [mantissa, exponent] = Math.abs(x).toExponential(Math.min(100, digits + 24)).split("e");
-  const ds = mantissa.replace(".", "");
-  if (ds[digits] === "5" && /^0*$/.test(ds.slice(digits + 1)) && Number(ds[digits - 1]) % 2 === 0) {
-    const down = Number(`${ds[0]}.${ds.slice(1, digits)}e${exponent}`);
-    return x < 0 ? -down : down;
-  }
-  return Number(x.toPrecision(digits));
-}
-
-function group(text) {
-  const neg = text.startsWith("-");
-  const body = neg ? text.slice(1) : text;
-  const [int, frac] = body.split(".");
-  return (neg ? "-" : "") + int.replace(/\B(?=(\d{3})+(?!\d))/g, ",") +
-    (frac !== undefined ? "." + frac : "");
-}
-
-export function num(x, digits = 3) {
-  if (!Number.isFinite(x)) return x > 0 ? "∞" : "—";
-  const v = sig(x, digits);
-  if (Math.abs(v) >= 10 ** (digits - 1) || Number.isInteger(v)) return group(v.toFixed(0));
-  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(v))));
-  let s = group(v.toFixed(decimals));
-  if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
-  return s;
-}
-
-export function percent(fraction, digits = 2) {
-  const p = fraction * 100;
-  if (p >= 99.95) return "100%";
-  return `${num(p, digits)}%`;
-}
+import { num, percent } from "./format.mjs";
 
 // ---------------------------------------------------------------- scoring (pure)
 

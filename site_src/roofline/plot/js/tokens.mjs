@@ -1,6 +1,8 @@
 // Tokens per step and the launch floor: the named exports mirror roofline/tokens.py and are
 // checked by `node --test tests/js/` against tests/cases/tokens_cases.json, which pytest checks
-// against the Python model. Pure functions, SI units, no imports, no DOM.
+// against the Python model. Pure functions, SI units; formatting comes from format.mjs.
+
+import { num, percent } from "./format.mjs";
 
 // A weight matmul reaches the ridge at peak × bytes per weight / (2 × BW) tokens per step.
 export function criticalTokens(peak, bw, bytesPerWeight) {
@@ -65,43 +67,6 @@ export function projectionPoints(tokens, peak, bw, shapes, bytesPerWeight, bytes
 // Slider position (log2 of tokens) to whole tokens, and back.
 export function tokensAt(position) { return Math.max(1, Math.round(2 ** Number(position))); }
 export function positionOf(tokens) { return Math.log2(Math.max(1, tokens)); }
-
-// ---------------------------------------------------------------- formatting (as roofline.fmt)
-
-export function sig(x, digits = 3) {
-  if (x === 0 || !Number.isFinite(x)) return x;
-  const [mantissa, exponent] = Math.abs(x).toExponential(Math.min(100, digits + 24)).split("e");
-  const ds = mantissa.replace(".", "");
-  if (ds[digits] === "5" && /^0*$/.test(ds.slice(digits + 1)) && Number(ds[digits - 1]) % 2 === 0) {
-    const down = Number(`${ds[0]}.${ds.slice(1, digits)}e${exponent}`);
-    return x < 0 ? -down : down;
-  }
-  return Number(x.toPrecision(digits));
-}
-
-function group(text) {
-  const neg = text.startsWith("-");
-  const body = neg ? text.slice(1) : text;
-  const [int, frac] = body.split(".");
-  return (neg ? "-" : "") + int.replace(/\B(?=(\d{3})+(?!\d))/g, ",") +
-    (frac !== undefined ? "." + frac : "");
-}
-
-export function num(x, digits = 3) {
-  if (!Number.isFinite(x)) return x > 0 ? "∞" : "—";
-  const v = sig(x, digits);
-  if (Math.abs(v) >= 10 ** (digits - 1) || Number.isInteger(v)) return group(v.toFixed(0));
-  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(v))));
-  let s = group(v.toFixed(decimals));
-  if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
-  return s;
-}
-
-export function percent(fraction, digits = 2) {
-  const p = fraction * 100;
-  if (p >= 99.95) return "100%";
-  return `${num(p, digits)}%`;
-}
 
 // The sentence the explorer shows and announces for one state.
 export function explainTokens(tokens, chipName, families, points) {
