@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as bj from "../../site_src/roofline/plot/js/budget.mjs";
+import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/budget_cases.json", import.meta.url)));
 const P = CASES.payload;
@@ -119,7 +120,7 @@ test("every reachable memory state gets roofline.memory's verdict (issue #13)", 
 });
 
 test("formatting matches roofline.fmt", () => {
-  for (const c of CASES.format) assert.equal(bj[c.fn](...c.args), c.out, `${c.fn}(${c.args})`);
+  for (const c of CASES.format) assert.equal(fmt[c.fn](...c.args), c.out, `${c.fn}(${c.args})`);
 });
 
 test("fusion checkboxes map to the precomputed combination", () => {

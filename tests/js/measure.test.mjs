@@ -5,8 +5,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import {
-  decodeBase64, overlayData, parseMeasurement, si, summaryText, validate, yBounds,
+  decodeBase64, overlayData, parseMeasurement, summaryText, validate, yBounds,
 } from "../../site_src/roofline/plot/js/measure.mjs";
+import { si } from "../../site_src/roofline/plot/js/format.mjs";
 
 const cases = JSON.parse(readFileSync(new URL("../cases/measure_cases.json", import.meta.url)));
 const schema = JSON.parse(readFileSync(

@@ -1,24 +1,18 @@
-// predict.mjs: its formatting agrees with roofline.fmt (cases built by pytest from Python), its
-// copies of the shared helpers are the budget module's, and scoring says how far off a guess is.
+// predict.mjs: its formatting (format.mjs, the one copy: tests/js/shared_helpers.test.mjs)
+// agrees with roofline.fmt (cases built by pytest from Python), and scoring says how far off a
+// guess is.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as pr from "../../site_src/roofline/plot/js/predict.mjs";
 import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
-import * as budget from "../../site_src/roofline/plot/js/budget.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/predict_cases.json", import.meta.url)));
 
 test("formatting matches roofline.fmt", () => {
   for (const c of CASES.format) {
     assert.equal(fmt[c.fn](c.x, c.digits), c.expected, `${c.fn}(${c.x}, ${c.digits})`);
-  }
-});
-
-test("formatting helpers are identical copies of budget.mjs's", () => {
-  for (const name of ["sig", "num", "percent"]) {
-    assert.equal(fmt[name].toString(), budget[name].toString(), name);
   }
 });
 

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as rl from "../../site_src/roofline/plot/js/roofline.mjs";
+import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/roofline_cases.json", import.meta.url)));
 const { cases, hardware, ops, known } = CASES;
@@ -39,7 +40,7 @@ test("attainable = min(peak, AI × BW)", () => {
 
 test("formatting matches roofline.fmt", () => {
   for (const c of cases.format) {
-    assert.equal(rl[c.fn](c.x, c.digits), c.expected, `${c.fn}(${c.x}, ${c.digits})`);
+    assert.equal(fmt[c.fn](c.x, c.digits), c.expected, `${c.fn}(${c.x}, ${c.digits})`);
   }
 });
 

@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as tk from "../../site_src/roofline/plot/js/tokens.mjs";
-import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/tokens_cases.json", import.meta.url)));
 
@@ -82,13 +81,6 @@ test("projection points for the tokens explorer", () => {
 test("slider positions are log2 of whole tokens", () => {
   for (const t of [1, 8, 64, 256, 4096, 32768]) assert.equal(tk.tokensAt(tk.positionOf(t)), t);
   assert.equal(tk.tokensAt(-3), 1);
-});
-
-test("formatting helpers are identical copies of budget.mjs's", async () => {
-  const budget = await import("../../site_src/roofline/plot/js/budget.mjs");
-  for (const name of ["sig", "num", "percent"]) {
-    assert.equal(fmt[name].toString(), budget[name].toString(), name);
-  }
 });
 
 test("explainTokens says both families' bound and where they reach the roof", () => {

@@ -35,6 +35,7 @@ from ..errors import RooflineError
 from ..memory import RECOMPUTE, ZERO_STAGES
 from ..widgets.budget import BudgetSettings
 from .budget_tables import ceilings_table, summary_table  # noqa: F401  (re-exported)
+from . import jsmodule
 
 JS = Path(__file__).parent / "js" / "budget.mjs"
 X_RANGE = (0.1, 10_000.0)
@@ -177,13 +178,14 @@ def _build(opts: Options, data: dict):
     rf.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
     rf.yaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
 
-    callback = CustomJS.from_file(
-        JS, payload=data, model=model, phase=phase, batch=batch, fusions=fusion_box,
+    # budget.mjs and format.mjs as one module (a blob cannot import).
+    callback = CustomJS(module=True, code=jsmodule.bundle(JS), args=dict(
+        payload=data, model=model, phase=phase, batch=batch, fusions=fusion_box,
         efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, zero=zero,
         recompute=recompute, readout=readout,
         wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,
         axes=[wf.yaxis[0], classes.yaxis[0]], titles=[wf.title, classes.title],
-        title_text=[TITLES["waterfall"], TITLES["classes"]])
+        title_text=[TITLES["waterfall"], TITLES["classes"]]))
     for w in (model, phase, batch, efficiency, launch, dp, overlap, zero, recompute):
         w.js_on_change("value", callback)
     fusion_box.js_on_change("active", callback)

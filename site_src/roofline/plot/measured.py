@@ -21,6 +21,7 @@ from ..errors import RooflineError
 from ..measure.schema import schema
 from ..widgets.measurement import (PICKER_HEIGHT_PX, TABLES, MeasurementTableSettings,
                                    load_measurement)
+from . import jsmodule
 
 JS = Path(__file__).parent / "js" / "measure.mjs"
 COLOR = "#d9480f"
@@ -141,15 +142,18 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     # CPU roofs sit far below a GPU's; ticks must still read as numbers, not "0".
     fig.yaxis.formatter = NumeralTickFormatter(format="0,0.[000000]")
     # The widget's own callback resets the y range on every change; this keeps the overlay in.
-    guard = CustomJS.from_file(JS, mode="guard", fig=fig, roofs=roofs, points=points)
+    code = jsmodule.bundle(JS)  # measure.mjs and format.mjs: one module (a blob cannot import)
+    guard = CustomJS(module=True, code=code, args=dict(mode="guard", fig=fig, roofs=roofs,
+                                                      points=points))
     fig.y_range.js_on_change("start", guard)
     fig.y_range.js_on_change("end", guard)
     status = Div(name="measurement-status", text="", render_as_text=True,
                  sizing_mode="stretch_width",
                  html_attributes={"aria-live": "polite", "role": "status"},
                  stylesheets=[InlineStyleSheet(css=STATUS_CSS)])
-    first = CustomJS.from_file(JS, mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels,
-                               points=points, status=status, tags=["roofline-first-frame"])
+    first = CustomJS(module=True, code=code, tags=["roofline-first-frame"], args=dict(
+        mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels, points=points,
+        status=status))
     if fig.document is not None:
         fig.document.js_on_event("document_ready", first)
     if not picker:
@@ -157,8 +161,9 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     chooser = FileInput(name="measurement-file", accept=".json,application/json",
                         title="Your measurement JSON (stays in your browser)",
                         sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=PICKER_CSS)])
-    pick = CustomJS.from_file(JS, mode="pick", schema=schema(), fig=fig, roofs=roofs,
-                              labels=labels, points=points, status=status, chooser=chooser)
+    pick = CustomJS(module=True, code=code, args=dict(
+        mode="pick", schema=schema(), fig=fig, roofs=roofs, labels=labels, points=points,
+        status=status, chooser=chooser))
     chooser.js_on_change("value", pick)
     widget = fig.document.get_model_by_name("roofline-widget") if fig.document else None
     if widget is not None:

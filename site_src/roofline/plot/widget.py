@@ -33,12 +33,12 @@ from ..widgets.roofline import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,  
 Options = RooflineSettings  # the name plot/cases.py and older callers use
 
 JS = Path(__file__).parent / "js" / "roofline.mjs"
-SCENE_JS = JS.with_name("scene.mjs")
 
 
 def callback_code() -> str:
-    """scene.mjs and roofline.mjs as the one ES module BokehJS runs (a blob cannot import)."""
-    return jsmodule.join(SCENE_JS, JS)
+    """roofline.mjs and what it imports (format.mjs, scene.mjs) as the one ES module BokehJS
+    runs (a blob cannot import)."""
+    return jsmodule.bundle(JS)
 SLIDER_FORMAT = JS.with_name("slider_format.js")
 _WIDGET_CSS = """
 :host { --background-color: var(--md-default-bg-color, #fff);

@@ -1,8 +1,10 @@
-// Number formatting as roofline.fmt does it (round half to even, thousands separators), for
-// the page scripts that are inlined rather than run by Bokeh (predict.mjs, tokens.mjs). They
-// import it; roofline.plot.jsmodule.join() puts it in front of them as one inline module, so
-// a page makes no request for it. Kept identical to budget.mjs's copies by node tests.
+// Number formatting as roofline.fmt does it (round half to even, thousands separators, SI
+// prefixes): the one copy every script of ours uses. Node imports it as is; the modules that
+// import it are inlined or run by Bokeh as one blob, so roofline.plot.jsmodule.join() puts
+// this file in front of them (a page makes no request for it, a blob cannot import).
 
+// Python's round() (behind roofline.fmt.sig) sends exact ties to the even digit: round(1365, -1)
+// is 1360, where toPrecision gives 1370. Spot the tie in the exact decimal expansion.
 export function sig(x, digits = 3) {
   if (x === 0 || !Number.isFinite(x)) return x;
   const [mantissa, exponent] = Math.abs(x).toExponential(Math.min(100, digits + 24)).split("e");
@@ -32,8 +34,31 @@ export function num(x, digits = 3) {
   return s;
 }
 
+const PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
+
+export function si(x, unit, digits = 3) {
+  if (x === 0) return `0 ${unit}`;
+  for (const [scale, prefix] of PREFIXES) {
+    if (Math.abs(x) >= scale) return `${num(x / scale, digits)} ${prefix}${unit}`;
+  }
+  return `${num(x, digits)} ${unit}`;
+}
+
+export function capacity(x, digits = 3) { return si(x, "B", digits); }
+
+export function tflops(x, digits = 3) { return `${num(x / 1e12, digits)} TFLOP/s`; }
+
+export function bandwidth(x, digits = 3) { return si(x, "B/s", digits); }
+
 export function percent(fraction, digits = 2) {
   const p = fraction * 100;
   if (p >= 99.95) return "100%";
   return `${num(p, digits)}%`;
+}
+
+export function seconds(x, digits = 3) {
+  for (const [scale, unit] of [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]]) {
+    if (x >= scale) return `${num(x / scale, digits)} ${unit}`;
+  }
+  return `${num(x / 1e-9, digits)} ns`;
 }

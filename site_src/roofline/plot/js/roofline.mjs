@@ -1,9 +1,10 @@
 // The roofline widget's one callback and the pure helpers it uses. The named exports mirror
 // roofline.maths / roofline.fmt / roofline.plot.scene and are checked by `node --test
 // tests/js/` against tests/cases/roofline_cases.json, which pytest checks against the Python
-// side. No Bokeh global: plot/widget.py joins scene.mjs and this file into the one blob module
-// BokehJS runs, dropping the import line below (node reads them as they are).
+// side. No Bokeh global: plot/widget.py joins format.mjs, scene.mjs and this file into the one
+// blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
+import { num, percent, seconds, sig, tflops } from "./format.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
 
 export const AI_MIN = 0.01;
@@ -34,66 +35,6 @@ export function roofXY(peak, bw, x0, x1) {
   if (r <= x0) return { x: [x0, x1], y: [peak / 1e12, peak / 1e12] };
   if (r >= x1) return { x: [x0, x1], y: [x0 * bw / 1e12, x1 * bw / 1e12] };
   return { x: [x0, r, x1], y: [x0 * bw / 1e12, peak / 1e12, peak / 1e12] };
-}
-
-// ---------------------------------------------------------------- formatting (as roofline.fmt)
-
-// Python's round() (behind roofline.fmt.sig) sends exact ties to the even digit: round(1365, -1)
-// is 1360, where toPrecision gives 1370. Spot the tie in the exact decimal expansion.
-export function sig(x, digits = 3) {
-  if (x === 0 || !Number.isFinite(x)) return x;
-  const [mantissa, exponent] = Math.abs(x).toExponential(Math.min(100, digits + 24)).split("e");
-  const ds = mantissa.replace(".", "");
-  if (ds[digits] === "5" && /^0*$/.test(ds.slice(digits + 1)) && Number(ds[digits - 1]) % 2 === 0) {
-    const down = Number(`${ds[0]}.${ds.slice(1, digits)}e${exponent}`);
-    return x < 0 ? -down : down;
-  }
-  return Number(x.toPrecision(digits));
-}
-
-function group(text) {
-  const neg = text.startsWith("-");
-  const body = neg ? text.slice(1) : text;
-  const [int, frac] = body.split(".");
-  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return (neg ? "-" : "") + grouped + (frac !== undefined ? "." + frac : "");
-}
-
-export function num(x, digits = 3) {
-  if (!Number.isFinite(x)) return x > 0 ? "∞" : "—";
-  const v = sig(x, digits);
-  if (Math.abs(v) >= 10 ** (digits - 1) || Number.isInteger(v)) return group(v.toFixed(0));
-  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(v))));
-  let s = group(v.toFixed(decimals));
-  if (s.includes(".")) s = s.replace(/0+$/, "").replace(/\.$/, "");
-  return s;
-}
-
-const PREFIXES = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"], [1, ""]];
-
-export function si(x, unit, digits = 3) {
-  if (x === 0) return `0 ${unit}`;
-  for (const [scale, prefix] of PREFIXES) {
-    if (Math.abs(x) >= scale) return `${num(x / scale, digits)} ${prefix}${unit}`;
-  }
-  return `${num(x, digits)} ${unit}`;
-}
-
-export function tflops(x, digits = 3) { return `${num(x / 1e12, digits)} TFLOP/s`; }
-
-export function bandwidth(x, digits = 3) { return si(x, "B/s", digits); }
-
-export function percent(fraction, digits = 2) {
-  const p = fraction * 100;
-  if (p >= 99.95) return "100%";
-  return `${num(p, digits)}%`;
-}
-
-export function seconds(x, digits = 3) {
-  for (const [scale, unit] of [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]]) {
-    if (x >= scale) return `${num(x / scale, digits)} ${unit}`;
-  }
-  return `${num(x / 1e-9, digits)} ns`;
 }
 
 // ---------------------------------------------------------------- the texts a reader sees

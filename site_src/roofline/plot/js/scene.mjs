@@ -1,7 +1,8 @@
 // The roofline widget's scene: what the plot shows for one state, as plain data, and the label
 // layout. plot/widget.py joins this file and roofline.mjs into the one module BokehJS runs
 // (imports dropped); node imports it as is (tests/js/scene.test.mjs).
-import { attainable, bandwidth, bound, num, place, roofXY, tflops } from "./roofline.mjs";
+import { bandwidth, num, tflops } from "./format.mjs";
+import { attainable, bound, place, roofXY } from "./roofline.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
