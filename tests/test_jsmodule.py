@@ -1,0 +1,94 @@
+"""roofline.plot.jsmodule.bundle(): each script BokehJS runs (or a page inlines) is its entry
+module plus what it imports, each file once, dependencies first, import lines dropped — and
+the result is one module node can load (a helper declared twice would be a SyntaxError)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from roofline.plot import budget, jsmodule, measured, widget
+
+FORMAT = widget.JS.with_name("format.mjs")
+CALLBACKS = {"roofline": widget.JS, "budget": budget.JS, "measure": measured.JS}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def _node_loads(paths: list[Path]) -> dict:
+    """Load each file as an ES module in one node process: name -> typeof default or error."""
+    node = shutil.which("node")
+    assert node, "node is needed (README's test command installs it)"
+    script = ("const out = {}; for (const p of %s) { try { const m = await import(p); "
+              "out[p] = typeof m.default; } catch (e) { out[p] = e.name + ': ' + e.message; } }"
+              " console.log(JSON.stringify(out));") % json.dumps([str(p) for p in paths])
+    run = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True,
+                         text=True, timeout=60, check=True)
+    return json.loads(run.stdout)
+
+
+def test_every_callback_gets_one_copy_of_format_mjs_first():
+    fmt = FORMAT.read_text(encoding="utf-8")
+    for name, entry in CALLBACKS.items():
+        code = jsmodule.bundle(entry)
+        assert code.startswith(fmt.split("\n", 1)[0]), name
+        assert code.count("export function num(") == 1, name
+        assert not [ln for ln in code.splitlines() if ln.startswith("import ")], name
+    assert widget.callback_code() == jsmodule.bundle(widget.JS)
+
+
+def test_every_callback_bundle_loads_in_node(tmp_path):
+    paths = []
+    for name, entry in CALLBACKS.items():
+        paths.append(tmp_path / f"{name}.mjs")
+        paths[-1].write_text(jsmodule.bundle(entry), encoding="utf-8")
+    assert _node_loads(paths) == {str(p): "function" for p in paths}
+
+
+def test_bundle_orders_dependencies_first_once_even_through_a_cycle(tmp_path):
+    _write(tmp_path, {
+        "f.mjs": "export function f() { return 1; }\n",
+        "a.mjs": 'import { f } from "./f.mjs";\nimport { b } from "./b.mjs";\n'
+                 "export function a() { return f() + b(); }\n",
+        "b.mjs": 'import { f } from "./f.mjs";\nimport { a } from "./a.mjs";\n'
+                 "export function b() { return f(); }\n",
+        "main.mjs": 'import { a } from "./a.mjs";\nimport { f } from "./f.mjs";\n'
+                    "export default function () { return a(); }\n",
+    })
+    code = jsmodule.bundle(tmp_path / "main.mjs")
+    assert [ln.split("(")[0] for ln in code.splitlines() if "function" in ln] == [
+        "export function f", "export function b", "export function a", "export default function "]
+
+
+def test_seeded_a_helper_declared_twice_makes_the_bundle_fail_to_load(tmp_path):
+    """The defect the one-copy rule prevents: a module keeps its own num() next to the import."""
+    _write(tmp_path, {
+        "format.mjs": "export function num(x) { return String(x); }\n",
+        "cb.mjs": 'import { num } from "./format.mjs";\nexport function num(x) { return x; }\n'
+                  "export default function () { return num(1); }\n",
+    })
+    out = tmp_path / "out.mjs"
+    out.write_text(jsmodule.bundle(tmp_path / "cb.mjs"), encoding="utf-8")
+    assert _node_loads([out])[str(out)].startswith("SyntaxError")
+
+
+@pytest.mark.parametrize("line, message", [
+    ('import * as f from "./format.mjs";', "only `import { … } from"),
+    ('import { a,\n  b } from "./format.mjs";', "only `import { … } from"),
+    ('import { a } from "./nowhere.mjs";', "imports ./nowhere.mjs, which does not exist"),
+])
+def test_seeded_an_import_bundle_cannot_join_is_an_error_naming_file_and_line(tmp_path, line,
+                                                                               message):
+    _write(tmp_path, {"format.mjs": "export const a = 1, b = 2;\n",
+                      "cb.mjs": f"// a comment\n{line}\nexport default function () {{}}\n"})
+    with pytest.raises(ValueError, match=re.escape(f"cb.mjs:2: {message}")):
+        jsmodule.bundle(tmp_path / "cb.mjs")
