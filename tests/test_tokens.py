@@ -103,3 +103,86 @@ def test_launch_floor_refuses_bad_data(tmp_path):
     bad.write_text(good.replace('source = "CUDAGRAPHS"', 'source = "NOPE"'), encoding="utf-8")
     with pytest.raises(RooflineError, match="source"):
         tk.load_launch_floor(bad)
+
+
+# ---------------------------------------------------------------- the roofline widget's tokens slider
+
+SCENE_CASES = Path(__file__).parent / "cases" / "scene_cases.json"
+
+
+@pytest.mark.parametrize("phase,batch,seq", [("decode", 1, 4096), ("decode", 256, 4096),
+                                             ("prefill", 1, 4096), ("train", 8, 4096),
+                                             ("decode", 37, 512)])
+@pytest.mark.parametrize("model", ["llama-2-7b", "llama-3-70b"])
+def test_widget_tokens_ops_agree_with_roofline_ops(model, phase, batch, seq, capsys):
+    """The widget's tokens slider at T = the run's tokens (batch at decode, batch × seq else)
+    puts each projection GEMM and RMSNorm at the FLOPs and bytes `roofline ops --model …
+    --batch … --seq …` prints, for every layer op its entry stands for."""
+    from roofline.plot import scene
+    from roofline.widgets.roofline import RooflineSettings
+    data = RooflineSettings.from_options({"tokens": 1, "model": model}).payload()
+    tokens = batch * (1 if phase == "decode" else seq)
+    assert main(["ops", "--model", model, "--phase", phase, "--batch", str(batch), "--seq",
+                 str(seq), "--format", "json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    moved = scene.tokens_ops(data, "bf16", tokens)
+    checked = 0
+    for entry in data["tokens"]["ops"]:
+        flops, bytes_ = moved[entry["id"]]["cost"]["bf16"]
+        for name in entry["names"]:
+            assert close(rows[name]["flops"], flops) and close(rows[name]["bytes"], bytes_), name
+            checked += 1
+    assert checked == 9  # q, k, v, o, gate, up, down and both norms
+
+
+def test_widget_tokens_cases_match_roofline_ops(capsys):
+    """Each tokens case in scene_cases.json (which node checks scene_tokens.mjs against) holds
+    the costs `roofline ops` gives at that decode batch."""
+    data = json.loads(SCENE_CASES.read_text(encoding="utf-8"))
+    names = {o["id"]: o["names"] for o in data["tokens"]["ops"]}
+    cases = [c for c in data["cases"] if c.get("tokens")]
+    assert len(cases) >= 15
+    for c in cases[:6]:
+        st = c["state"]
+        assert main(["ops", "--hardware", st["hardware"], "--precision", st["precision"],
+                     "--model", "llama-2-7b", "--phase", "decode", "--batch",
+                     str(st["tokens"]), "--seq", "4096", "--format", "json"]) == 0
+        rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+        for op_id, (flops, bytes_) in c["costs"].items():
+            for name in names[op_id]:
+                assert close(rows[name]["flops"], flops) and close(rows[name]["bytes"], bytes_)
+                # and the point the widget draws has that op's bound
+                i = c["scene"]["projections"]["op"].index(op_id)
+                want = data["payload"]["colors"][rows[name]["bound"]]
+                assert c["scene"]["projections"]["color"][i] == want
+
+
+def test_launch_floor_on_the_widget_is_flops_over_the_launch_time():
+    """The selected op's launch floor: a flat line at FLOPs / launch (data/overhead.toml),
+    drawn only under the roof; the readout says when it binds (overhead-bound)."""
+    from roofline.plot import scene
+    from roofline.widgets.roofline import RooflineSettings
+    launch = tk.load_launch_floor().seconds
+    data = RooflineSettings.from_options({"tokens": 64, "op": "input_layernorm"}).payload()
+    st = data["state"]
+    s = scene.scene(data, st, (640, 330))
+    flops = scene.op_cost(data, st)[0]
+    assert s["launch"]["y"] == [flops / launch / 1e12] * 2
+    hw = data["hardware"]["h100-sxm"]
+    note = scene.launch_note(data, st, hw["peaks"]["bf16"], hw["bw"])
+    assert "overhead-bound" in note and "(estimate)" in note
+    assert any(lab["key"] == "launch" and lab["shown"] for lab in s["labels"])
+    # a training GEMM's floor is far above the roof: no line, no clause
+    big = {**st, "op": "gemm-train"}
+    assert scene.scene(data, big, (640, 330))["launch"]["x"] == []
+    assert scene.launch_note(data, big, hw["peaks"]["bf16"], hw["bw"]) == ""
+
+
+def test_widget_tokens_option_errors_name_the_option():
+    from roofline.errors import WidgetOptionError
+    from roofline.widgets.roofline import RooflineSettings
+    for opts, option in (({"tokens": 0}, "tokens"), ({"tokens": 1, "model": "gpt-9"}, "model"),
+                         ({"op": "gate_proj"}, "op")):
+        with pytest.raises(WidgetOptionError) as exc:
+            RooflineSettings.from_options(opts, where="p.md:3")
+        assert f"option '{option}'" in str(exc.value)

@@ -5,7 +5,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as rl from "../../site_src/roofline/plot/js/scene.mjs";
+import * as sceneJs from "../../site_src/roofline/plot/js/scene.mjs";
+import * as tokensJs from "../../site_src/roofline/plot/js/scene_tokens.mjs";
+
+const rl = { ...sceneJs, ...tokensJs };
 
 const DATA = JSON.parse(readFileSync(new URL("../cases/scene_cases.json", import.meta.url)));
 
@@ -32,9 +35,13 @@ test("the scene case file covers states, frames and label layouts", () => {
   assert.ok(labels.length >= 300 && labels.some((l) => !l.shown));
 });
 
+// A case's payload: the shared one, its ceilings and extent, and the tokens slider's block.
+const payloadOf = (c) => ({ ...DATA.payload, ceilings: c.ceilings, y_extra: c.y_extra,
+                            tokens: c.tokens ? DATA.tokens : null });
+
 test("scene() and marker() equal the Python mirror", () => {
   for (const c of DATA.cases) {
-    const P = { ...DATA.payload, ceilings: c.ceilings, y_extra: c.y_extra };
+    const P = payloadOf(c);
     const what = `${JSON.stringify(c.state)} ${c.frame} ${c.ceilings}`;
     same(rl.scene(P, c.state, c.frame), c.scene, what);
     [0.5, 10, 5000].forEach((ai, i) => same(rl.marker(P, c.state, ai), c.markers[i], what));
@@ -43,7 +50,7 @@ test("scene() and marker() equal the Python mirror", () => {
 
 test("shown labels stay inside the frame and never overlap", () => {
   for (const c of DATA.cases) {
-    const P = { ...DATA.payload, ceilings: c.ceilings, y_extra: c.y_extra };
+    const P = payloadOf(c);
     const boxes = rl.scene(P, c.state, c.frame).labels.filter((l) => l.shown).map((l) => l.box);
     for (const [i, b] of boxes.entries()) {
       assert.ok(b[0] >= 0 && b[1] >= 0 && b[2] <= c.frame[0] && b[3] <= c.frame[1]);
@@ -64,4 +71,45 @@ test("a seeded collision is caught by the overlap check the layout relies on", (
     [0.1, 10], [0.1, 10], 200, 200);
   assert.equal(l1.shown, true);
   assert.equal(l2.shown, false);
+});
+
+test("tokens slider: its ops' costs, the readout's notes and the launch floor equal Python's", () => {
+  const cases = DATA.cases.filter((c) => c.tokens);
+  assert.ok(cases.length >= 15);
+  let floors = 0;
+  for (const c of cases) {
+    const P = payloadOf(c);
+    const st = c.state;
+    const hw = P.hardware[st.hardware];
+    const what = JSON.stringify(st);
+    const costs = Object.fromEntries(Object.entries(rl.tokensOps(P, st.precision, st.tokens))
+      .map(([id, op]) => [id, op.cost[st.precision]]));
+    same(costs, c.costs, `${what} costs`);
+    const notes = rl.launchNote(P, st, hw.peaks[st.precision], hw.bw) + rl.tokensNote(P, st);
+    assert.equal(notes, c.notes, what);
+    if (c.scene.launch.x.length) floors += 1;
+  }
+  assert.ok(floors >= 5, `${floors} cases draw a launch floor`);
+  // decode at batch 1 is memory-bound, a training step's projections compute-bound
+  const at = (t) => cases.find((c) => c.state.tokens === t && c.state.op === "gate_proj");
+  assert.equal(at(1).scene.projections.color.at(-1), DATA.payload.colors.memory);
+  assert.equal(at(32768).scene.projections.color.at(-1), DATA.payload.colors.compute);
+});
+
+test("seeded: a launch floor that ignores the op's FLOPs is caught by the case check", () => {
+  const c = DATA.cases.find((x) => x.tokens && x.scene.launch.x.length);
+  const P = { ...payloadOf(c), launch: { ...DATA.payload.launch, seconds: 2e-6 } };
+  assert.notDeepEqual(rl.scene(P, c.state, c.frame).launch.y, c.scene.launch.y);
+});
+
+test("tokens from the URL: whole numbers in range only, the hash first", () => {
+  const max = DATA.tokens.max;
+  assert.equal(rl.parseTokens("?tokens=256", "", max), 256);
+  assert.equal(rl.parseTokens("?tokens=256", "#tokens=4096", max), 4096);
+  for (const bad of ["?tokens=0", "?tokens=-1", "?tokens=1e3", "?tokens=2.5", `?tokens=${max * 2}`,
+                     "?tokens=<script>", "?tokens=12abc", "?xtokens=5"]) {
+    assert.equal(rl.parseTokens(bad, "", max), null, bad);
+  }
+  assert.equal(rl.tokensAtSlider(0), 1);
+  assert.equal(rl.tokensAtSlider(Math.log2(4096)), 4096);
 });

@@ -31,6 +31,69 @@ def place(cost: list[float], peak: float, bw: float) -> dict:
             "time": time_lower_bound(flops, bytes_, peak, bw), "bound": bound(ai, ridge(peak, bw))}
 
 
+# ---------------------------------------------------------------- tokens per step, launch floor
+
+def tokens_cost(coeffs: list[float], tokens: float) -> list[float]:
+    """[FLOPs, bytes] at `tokens` per step of a tokens op's cost [f0, f1, b0, b1] (affine in
+    the tokens, as transformer.layer_ops builds a layer; widgets/roofline.tokens_ops)."""
+    f0, f1, b0, b1 = coeffs
+    return [f0 + f1 * tokens, b0 + b1 * tokens]
+
+
+def tokens_ops(payload: dict, prec: str, tokens: float | None) -> dict:
+    """The tokens slider's ops (the model's projection GEMMs and RMSNorm) at `tokens` per
+    step, shaped like payload["ops"] entries."""
+    t = payload.get("tokens")
+    if not t or not tokens:
+        return {}
+    return {p["id"]: {"label": p["label"], "short": p["label"],
+                      "cost": {prec: tokens_cost(p["cost"][prec], tokens)}} for p in t["ops"]}
+
+
+def op_cost(payload: dict, st: dict) -> list[float] | None:
+    """The selected op's [FLOPs, bytes] (a zoo op, or a projection at st["tokens"])."""
+    op = st.get("op")
+    if not op:
+        return None
+    if op in payload["ops"]:
+        return payload["ops"][op]["cost"][st["precision"]]
+    moved = tokens_ops(payload, st["precision"], st.get("tokens"))
+    return moved[op]["cost"][st["precision"]] if op in moved else None
+
+
+def launch_cap(payload: dict, cost: list[float] | None) -> float | None:
+    """FLOP/s the launch floor allows an op of this cost: FLOPs / launch time."""
+    launch = payload.get("launch")
+    return cost[0] / launch["seconds"] if launch and cost else None
+
+
+def launch_note(payload: dict, st: dict, peak: float, bw: float) -> str:
+    """The readout's launch clause: only when the launch outlasts both roofline floors."""
+    cost = op_cost(payload, st)
+    launch = payload.get("launch")
+    if not cost or not launch:
+        return ""
+    t = launch["seconds"]
+    if t <= time_lower_bound(cost[0], cost[1], peak, bw):
+        return ""
+    return (f" · launch floor {fmt.seconds(t)} ({launch['basis']}) binds: overhead-bound, "
+            f"≤ {fmt.tflops(cost[0] / t)}")
+
+
+def tokens_note(payload: dict, st: dict) -> str:
+    t = st.get("tokens") if payload.get("tokens") else None
+    return f" · {fmt.num(t, 6)} token{'' if t == 1 else 's'} per step" if t else ""
+
+
+def launch_bottom(payload: dict, prec: str) -> float:
+    """With a tokens slider, the y range reaches down to half the smallest launch cap of its
+    ops (at one token), so the floor of a batch-1 RMSNorm is on the plot (TFLOP/s)."""
+    if not payload.get("tokens") or not payload.get("launch"):
+        return math.inf
+    return min(tokens_cost(p["cost"][prec], 1)[0] for p in payload["tokens"]["ops"]) / (
+        payload["launch"]["seconds"] * 1e12 * 2)
+
+
 def roof_xy(peak: float, bw: float, x0: float, x1: float) -> dict:
     """The roofline as a polyline in (FLOP/byte, TFLOP/s)."""
     r = ridge(peak, bw)
@@ -160,6 +223,7 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     r = ridge(peak, bw)
     x0, x1 = payload["x"]
     yr = y_range(hw, prec, payload["ceilings"], x0, payload.get("y_extra"))
+    yr[0] = min(yr[0], launch_bottom(payload, prec))
     colors = payload["colors"]
     slope = x0 * 1.3
     labels = [
@@ -211,9 +275,53 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
                        _below(-6, dy, "right")]
             labels.append(_label(f"op-{ids[j]}", points["x"][g[0]], points["y"][g[0]], 11,
                                  "normal", "muted", payload["ops"][ids[j]]["short"], at))
+    proj = _projections(payload, st, peak, bw, labels)
+    launch = _launch(payload, st, peak, yr, labels)
+    avoid = {"x": points["x"] + proj["x"], "y": points["y"] + proj["y"]}
     return {"x": [x0, x1], "y": yr, "ridge": r, "memory": [x0, r], "roof": roof_xy(peak, bw, x0, x1),
-            "ceilings": ceilings, "vector": vector, "points": points,
-            "labels": layout_labels(labels, [x0, x1], yr, frame[0], frame[1], points)}
+            "ceilings": ceilings, "vector": vector, "points": points, "projections": proj,
+            "launch": launch, "labels": layout_labels(labels, [x0, x1], yr, frame[0], frame[1],
+                                                       avoid)}
+
+
+def _projections(payload: dict, st: dict, peak: float, bw: float, labels: list[dict]) -> dict:
+    """The tokens slider's ops at st["tokens"]: points coloured by bound, labelled."""
+    ops = tokens_ops(payload, st["precision"], st.get("tokens"))
+    out: dict[str, list] = {"x": [], "y": [], "op": [], "color": []}
+    for pid, op in ops.items():
+        pl = place(op["cost"][st["precision"]], peak, bw)
+        out["x"].append(pl["ai"])
+        out["y"].append(pl["attainable"] / 1e12)
+        out["op"].append(pid)
+        out["color"].append(payload["colors"][pl["bound"]])
+    for g in group_points(out["x"]):
+        for rank, j in enumerate(g):
+            at = []
+            for row in range(rank, rank + 4):
+                dy = 8 + 14 * row
+                at += [_below(8, dy, "left"), _above(-8, dy, "right"), _below(-8, dy, "right"),
+                       _above(8, dy, "left")]
+            labels.append(_label(f"proj-{out['op'][j]}", out["x"][g[0]], out["y"][g[0]], 11,
+                                 "bold", payload["colors"]["projection"],
+                                 ops[out["op"][j]]["short"], at))
+    return out
+
+
+def _launch(payload: dict, st: dict, peak: float, yr: list[float], labels: list[dict]) -> dict:
+    """The launch floor of the selected op: attainable ≤ FLOPs / launch time, a flat line
+    across the plot where it lies under the roof and inside the frame."""
+    cap = launch_cap(payload, op_cost(payload, st))
+    x0, x1 = payload["x"]
+    if cap is None or not (yr[0] < cap / 1e12 < peak / 1e12):
+        return {"x": [], "y": []}
+    y = cap / 1e12
+    t = payload["launch"]["seconds"]
+    labels.append(_label("launch", x1, y, 11, "normal", "ink",
+                         f"launch floor {fmt.seconds(t)} ({payload['launch']['basis']}): "
+                         f"≤ {fmt.tflops(cap)}",
+                         [_below(-4, 4, "right"), _above(-4, 4, "right"), _below(-4, 18, "right"),
+                          _above(-4, 18, "right")]))
+    return {"x": [x0, x1], "y": [y, y]}
 
 
 def marker(payload: dict, st: dict, ai: float) -> dict:

@@ -3,6 +3,7 @@
 // (imports dropped); node imports it as is (tests/js/scene.test.mjs).
 import { bandwidth, num, tflops } from "./format.mjs";
 import { attainable, bound, place, roofXY } from "./roofline.mjs";
+import { launchBottom, launchLine, tokensPoints } from "./scene_tokens.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
@@ -87,8 +88,8 @@ export function groupPoints(ais) {
   return groups;
 }
 
-const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
-const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
+export const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
+export const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
 
 // st = {hardware, precision, vector}; frame = [w, h] in px.
 export function scene(P, st, frame) {
@@ -99,6 +100,7 @@ export function scene(P, st, frame) {
   const r = peak / bw;
   const [x0, x1] = P.x;
   const yr = yRange(hw, prec, P.ceilings, x0, P.y_extra);
+  yr[0] = Math.min(yr[0], launchBottom(P, prec));
   const C = P.colors;
   const labels = [];
   const roof = roofXY(peak, bw, x0, x1);
@@ -155,10 +157,13 @@ export function scene(P, st, frame) {
                     style: "normal", color: "muted", text: P.ops[ids[j]].short, at });
     });
   }
+  const projections = tokensPoints(P, st, peak, bw, labels);
+  const launch = launchLine(P, st, peak, yr, labels);
+  const avoid = { x: points.x.concat(projections.x), y: points.y.concat(projections.y) };
   return {
     x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
-    roof: { x: roof.x, y: roof.y }, ceilings, vector, points,
-    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], points),
+    roof: { x: roof.x, y: roof.y }, ceilings, vector, points, projections, launch,
+    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], avoid),
   };
 }
 
