@@ -325,3 +325,26 @@ def test_all_fusion_subsets_are_distinct():
         for combo in combinations(FUSIONS, n):
             seen.add(round(_run(fusions=combo).bytes))
     assert len(seen) == 16
+
+
+def test_launch_overhead_default_is_data_overhead_toml_and_follows_an_edit(tmp_path, monkeypatch):
+    """No typed figure: the budget's launch overhead is the launch floor of data/overhead.toml,
+    and an edit is seen in the same process (mkdocs serve). Seeded: a copy with 6 µs, then 5 µs
+    (same size, so only mtime_ns tells the edits apart)."""
+    import os
+
+    from roofline import tokens
+    cat = default_catalog()
+    assert Assumptions().launch_overhead_s == tokens.load_launch_floor().seconds
+    text = tokens.OVERHEAD_PATH.read_text(encoding="utf-8")
+    assert "seconds = 4e-6" in text
+    edited = tmp_path / "overhead.toml"
+    monkeypatch.setattr(tokens, "OVERHEAD_PATH", edited)
+    for seconds, mtime_ns in (("6e-6", 1_000_000_000), ("5e-6", 2_000_000_000)):
+        edited.write_text(text.replace("seconds = 4e-6", f"seconds = {seconds}"), encoding="utf-8")
+        os.utime(edited, ns=(mtime_ns, mtime_ns))
+        assert Assumptions().launch_overhead_s == float(seconds)
+        bg = budget(get_model("llama-2-7b"), "train", 4, 4096, H100, "bf16",
+                    cat.precision("bf16").bytes_per_element)
+        assert bg.assumptions.launch_overhead_s == float(seconds)
+        assert bg.overhead_times_s["launch"] == bg.launches * float(seconds)

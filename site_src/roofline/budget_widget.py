@@ -340,8 +340,10 @@ def _view_cases(data: dict, n_random: int) -> list[dict]:
     d = Assumptions()
     states = [("llama-2-7b|train|4", 0, d.kernel_efficiency, d.launch_overhead_s, d.dp_degree,
                d.overlap_fraction, 0, "none"),
-              ("llama-2-7b|train|4", 15, 0.7, 4e-6, 8, 0.8, 1, "full"),
-              ("llama-2-7b|train|1", 8, 0.7, 4e-6, 8, 0.8, 3, "selective"),
+              ("llama-2-7b|train|4", 15, d.kernel_efficiency, d.launch_overhead_s, d.dp_degree,
+               d.overlap_fraction, 1, "full"),
+              ("llama-2-7b|train|1", 8, d.kernel_efficiency, d.launch_overhead_s, d.dp_degree,
+               d.overlap_fraction, 3, "selective"),
               ("llama-2-7b|decode|32", 0, 1.0, 0.0, 1, 1.0, 0, "none")]
     for _ in range(n_random):
         states.append((rng.choice(keys), rng.randrange(16), round(rng.uniform(0.3, 1), 2),
