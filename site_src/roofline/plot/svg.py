@@ -105,6 +105,7 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
         cx, cy = px(x, y)
         out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="#7a8290" '
                    f'stroke="#fff"/>')
+    out += _tokens_and_launch(S, px)
     m = sc.marker(payload, st, st["ai"])
     cx, cy = px(m["x"], m["y"])
     out.append(f'<line x1="{cx:.1f}" y1="{fy0:.1f}" x2="{cx:.1f}" y2="{fy1:.1f}" '
@@ -126,3 +127,20 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
                    f'{html.escape(lab["text"])}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _tokens_and_launch(S: dict, px) -> list[str]:
+    """The tokens slider's ops (diamonds coloured by bound) and the selected op's launch floor
+    (a dotted flat line), as the live plot draws them from the same scene."""
+    out = []
+    if S["launch"]["x"]:
+        (x0, y0), (x1, y1) = (px(x, y) for x, y in zip(S["launch"]["x"], S["launch"]["y"]))
+        out.append(f'<line class="roofline-svg-launch" x1="{x0:.1f}" y1="{y0:.1f}" '
+                   f'x2="{x1:.1f}" y2="{y1:.1f}" stroke="{INK}" stroke-width="1.5" '
+                   f'stroke-dasharray="2 3"/>')
+    proj = S["projections"]
+    for x, y, color in zip(proj["x"], proj["y"], proj["color"]):
+        cx, cy = px(x, y)
+        out.append(f'<path class="roofline-svg-tokens" d="M{cx:.1f} {cy - 6:.1f}l6 6l-6 6l-6 -6z" '
+                   f'fill="{color}" stroke="#fff"/>')
+    return out

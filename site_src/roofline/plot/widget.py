@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bokeh.document import Document
 from bokeh.layouts import column, row
-from bokeh.models import (BoxAnnotation, Checkbox, ColumnDataSource, CustomJS,
+from bokeh.models import (BoxAnnotation, Button, Checkbox, ColumnDataSource, CustomJS,
                           CustomJSTickFormatter, Div, InlineStyleSheet, LabelSet,
                           NumeralTickFormatter, Range1d, Select, Slider, Span)
 from bokeh.plotting import figure as bokeh_figure
@@ -145,6 +145,7 @@ def _build(opts: RooflineSettings, data: dict):
     points = source("op-points", "x", "y", "op")
     fig.scatter("x", "y", source=points, size=8, fill_color="#7a8290", line_color="#ffffff",
                 line_width=1)
+    extra_args = _tokens_and_launch(fig, source)
     label_cols = ("x", "y", "text", "dx", "dy", "align", "baseline", "color", "size", "style")
     labels = {}
     for role, tags in (("color", []), ("ink", ["ink"]), ("muted", ["ink-muted"])):
@@ -171,8 +172,8 @@ def _build(opts: RooflineSettings, data: dict):
                        width=200, stylesheets=[widget_css])
     presets = Select(name="presets", title="Op preset", value=st["op"] or "custom",
                      options=[("custom", "(slider value)")]
-                     + [(i, f"{i} — {v['label']}") for i, v in data["ops"].items()],
-                     width=240, stylesheets=[widget_css])
+                     + [(i, f"{i} — {v['label']}") for i, v in data["ops"].items()]
+                     + _tokens_presets(data), width=240, stylesheets=[widget_css])
     vector = Checkbox(name="vector-roof", label="Show the vector roof", active=st["vector"],
                       stylesheets=[widget_css], align="end")
     slider = Slider(name="ai-slider", title="Arithmetic intensity (FLOP/byte)",
@@ -191,7 +192,8 @@ def _build(opts: RooflineSettings, data: dict):
         presets=presets, vector=vector, readout=readout, verdict=verdict, roof=roof,
         ceilings=ceilings, vector_src=vector_src, points=points, marker=marker,
         labels_color=labels["color"], labels_ink=labels["ink"], labels_muted=labels["muted"],
-        ai_line=ai_line, ridge=ridge, memory=memory), tags=["roofline-first-frame"])
+        ai_line=ai_line, ridge=ridge, memory=memory, **extra_args),
+        tags=["roofline-first-frame"])
     slider.js_on_change("value", callback)
     for w in (hardware, precision, presets):
         w.js_on_change("value", callback)
@@ -202,10 +204,59 @@ def _build(opts: RooflineSettings, data: dict):
 
     controls = row(hardware, precision, presets, vector, sizing_mode="stretch_width",
                    styles={"flex-wrap": "wrap", "gap": "0 12px"})
-    layout = column(fig, controls, slider, verdict, readout, sizing_mode="stretch_width",
-                    name="roofline-widget")
+    tokens_controls = _tokens_controls(data, callback, widget_css, extra_args)
+    layout = column(fig, controls, slider, *tokens_controls, verdict, readout,
+                    sizing_mode="stretch_width", name="roofline-widget")
     # Hosts without our loader (a notebook, file_html) get the first frame from document_ready.
     doc = Document()
     doc.add_root(layout)
     doc.js_on_event("document_ready", callback)
     return layout
+
+
+# ---------------------------------------------------------------- tokens per step, launch floor
+
+def _tokens_and_launch(fig, source) -> dict:
+    """The selected op's launch floor (a dotted flat line) and the tokens slider's ops
+    (diamonds coloured by bound): sources roofline.mjs fills from the scene."""
+    launch_src = source("launch-floor", "x", "y")
+    fig.line("x", "y", source=launch_src, line_color="#7a8290", line_width=2,
+             line_dash="dotted")
+    tokens_src = source("tokens-points", "x", "y", "op", "color")
+    fig.scatter("x", "y", source=tokens_src, size=13, marker="diamond", fill_color="color",
+                line_color="#ffffff", line_width=1)
+    return {"launch_src": launch_src, "tokens_src": tokens_src}
+
+
+def _tokens_presets(data: dict) -> list[tuple[str, str]]:
+    t = data.get("tokens")
+    return [(o["id"], f"{o['label']} — {t['model']}, at the tokens per step")
+            for o in (t["ops"] if t else [])]
+
+
+def _tokens_controls(data: dict, callback: CustomJS, css: InlineStyleSheet,
+                     args: dict) -> list:
+    """The tokens-per-step slider (log2 of the tokens) and buttons for its marks: decode at
+    batch 1–256, a prefill, a training step. None without the `tokens` option."""
+    t = data.get("tokens")
+    if not t:
+        return []
+    tokens = Slider(name="tokens-slider", title="Tokens per step", start=0,
+                    end=math.log2(t["max"]), step=0.25,
+                    value=math.log2(data["state"]["tokens"]), sizing_mode="stretch_width",
+                    format=CustomJSTickFormatter(
+                        code="return Math.max(1, Math.round(2 ** tick)).toLocaleString('en-US')"),
+                    stylesheets=[css])
+    tokens.js_on_change("value", callback)
+    callback.args["tokens"] = tokens
+    args["tokens"] = tokens
+    marks = []
+    for m in t["marks"]:
+        b = Button(name=f"tokens-mark-{m['tokens']}", label=m["label"], width_policy="min",
+                   stylesheets=[css])
+        b.js_on_event("button_click", CustomJS(args={"s": tokens},
+                                               code=f"s.value = {math.log2(m['tokens'])!r};"))
+        marks.append(b)
+    label = Div(text="Jump to:", render_as_text=True, align="center")
+    return [tokens, row(label, *marks, sizing_mode="stretch_width",
+                        styles={"flex-wrap": "wrap", "gap": "4px 8px"})]

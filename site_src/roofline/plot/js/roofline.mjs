@@ -6,6 +6,7 @@
 
 import { num, percent, seconds, sig, tflops } from "./format.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
+import { launchNote, opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
@@ -111,10 +112,11 @@ export function parseState(search, hash, known) {
 // The query string for a state, keeping unrelated parameters of the page's own URL.
 export function stateQuery(search, state) {
   const keep = Object.entries(params(search))
-    .filter(([k]) => !["hardware", "precision", "ai", "op"].includes(k));
+    .filter(([k]) => !["hardware", "precision", "ai", "op", "tokens"].includes(k));
   const pairs = keep.concat([["hardware", state.hardware], ["precision", state.precision],
                              ["ai", String(sig(state.ai, 4))]]);
   if (state.op && state.op !== "custom") pairs.push(["op", state.op]);
+  if (state.tokens) pairs.push(["tokens", String(state.tokens)]);
   return "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join("&");
 }
@@ -145,8 +147,11 @@ export const TEXT_DELAY_MS = 150;
 function restoreFromURL(args) {
   const { payload: P, slider, hardware, precision, presets } = args;
   const known = { hardware: Object.keys(P.hardware), precision: Object.keys(P.precisions),
-                  op: Object.keys(P.ops) };
+                  op: Object.keys(P.ops).concat(P.tokens ? P.tokens.ops.map((o) => o.id) : []) };
   const st = parseState(window.location.search, window.location.hash, known);
+  const tokens = args.tokens && parseTokens(window.location.search, window.location.hash,
+                                            P.tokens.max);
+  if (tokens) args.tokens.value = Math.log2(tokens);
   // Each assignment fires this callback again as a change, which redraws what it needs.
   if (st.hardware) hardware.value = st.hardware;
   if (st.precision && P.hardware[hardware.value].peaks[st.precision] !== undefined) {
@@ -201,10 +206,18 @@ function drawScene(args, st) {
   args.labels_color.data = labelColumns(S.labels, "color");
   args.labels_ink.data = labelColumns(S.labels, "ink");
   args.labels_muted.data = labelColumns(S.labels, "muted");
+  drawTokens(args, S);
   const v = vectorFor(args.payload.hardware[st.hardware], st.precision);
   args.vector.disabled = !v;
   setIfChanged(args.vector, "label",
                v ? `Show the ${v.label} vector roof` : "No vector roof listed for this chip");
+}
+
+// The tokens slider's ops and the selected op's launch floor (sources only a widget with a
+// tokens slider has; the floor's source is always there).
+function drawTokens(args, S) {
+  if (args.launch_src) args.launch_src.data = S.launch;
+  if (args.tokens_src) args.tokens_src.data = S.projections;
 }
 
 function setIfChanged(model, prop, value) {
@@ -229,11 +242,13 @@ function update(args, obj) {
   const prec = precision.value;
   const peak = hw.peaks[prec];
   const bw = hw.bw;
-  const op = presets.value !== "custom" && P.ops[presets.value] ? presets.value : null;
+  const tokens = args.tokens ? tokensAtSlider(args.tokens.value) : null;
+  const ops = opsWithTokens(P, prec, tokens);
+  const op = presets.value !== "custom" && ops[presets.value] ? presets.value : null;
 
   // A preset pins the AI to its op's; moving the slider away from it leaves the preset.
   if (op !== null) {
-    const opAI = place(P.ops[op].cost[prec], peak, bw).ai;
+    const opAI = place(ops[op].cost[prec], peak, bw).ai;
     const want = Math.log10(Math.min(AI_MAX, Math.max(AI_MIN, opAI)));
     if (obj === slider && !sameAI(slider.value, want)) {
       presets.value = "custom";
@@ -242,9 +257,9 @@ function update(args, obj) {
     if (!sameAI(slider.value, want)) slider.value = want;
   }
 
-  const st = { hardware: hardware.value, precision: prec, vector: args.vector.active };
+  const st = { hardware: hardware.value, precision: prec, vector: args.vector.active, op, tokens };
   const [w, h] = frameSize(args.fig);
-  const key = `${st.hardware}|${prec}|${st.vector}|${Math.round(w)}|${Math.round(h)}`;
+  const key = `${st.hardware}|${prec}|${st.vector}|${op}|${tokens}|${Math.round(w)}|${Math.round(h)}`;
   if (drawn.get(args.fig) !== key) {
     drawScene(args, st);
     drawn.set(args.fig, key);
@@ -258,14 +273,16 @@ function update(args, obj) {
   // Texts and the verdict's class live outside the canvas: any change to them re-lays out the
   // whole Bokeh root (measured: ~160 ms a class flip on this machine), so they, and the one
   // live region, follow once the slider rests; the marker's colour says the bound at once.
-  const readout = readoutText(hw, prec, ai, op, P.ops);
+  const readout = readoutText(hw, prec, ai, op, ops) + launchNote(P, st, peak, bw) +
+    tokensNote(P, st);
   const verdict = verdictText(hw, prec, ai)[1];
   const texts = () => {
     setIfChanged(args.verdict, "css_classes", [`rl-${m.bound}`]);
     setTexts(args, readout, verdict);
   };
   clearTimeout(textTimers.get(args.fig));
-  if (obj === slider && started.has(args.fig) && typeof setTimeout === "function") {
+  if ((obj === slider || (obj && obj === args.tokens)) && started.has(args.fig) &&
+      typeof setTimeout === "function") {
     textTimers.set(args.fig, setTimeout(texts, TEXT_DELAY_MS));
   } else {
     texts();
@@ -273,13 +290,14 @@ function update(args, obj) {
 
   // The page's own URL stays as it is until the reader changes the view.
   if (P.url && obj !== null && obj !== args.fig) {
-    writeURL({ hardware: hardware.value, precision: prec, ai, op: op || "custom" });
+    writeURL({ hardware: hardware.value, precision: prec, ai, op: op || "custom", tokens });
   }
 }
 
 export default function (args, obj) {
   const { slider, hardware, precision, presets } = args;
-  const user = [slider, hardware, precision, presets, args.vector].includes(obj);
+  const user = [slider, hardware, precision, presets, args.vector, args.tokens]
+    .filter((m) => m).includes(obj);
   if (user || (obj === args.fig && started.has(args.fig))) {
     update(args, obj);
     return;
