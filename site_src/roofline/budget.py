@@ -312,7 +312,7 @@ WATERFALL_LABELS = {
 def waterfall_terms(ideal_time_s: float, times: list[tuple[str, float]]) -> list[WaterfallTerm]:
     """The step takes T = ideal + the sum of the causes' times, so MFU = ideal / T. Each cause
     loses t / T of peak: in proportion to its time, whatever the order, and the losses add up to
-    1 - MFU exactly. The levels are the running total, for drawing. Mirrored by budget.mjs."""
+    1 - MFU exactly. The levels are the running total, for drawing. Mirrored by budget_view.mjs."""
     total = ideal_time_s + sum(t for _, t in times)
     level = 1.0
     out = []

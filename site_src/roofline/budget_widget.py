@@ -1,5 +1,5 @@
 """The budget widget's data, without Bokeh: the payload the page embeds and the arithmetic its
-JavaScript mirrors (plot/js/budget.mjs), checked against tests/cases/budget_cases.json. Its
+JavaScript mirrors (plot/js/budget_view.mjs), checked against tests/cases/budget_cases.json. Its
 settings object is roofline.widgets.budget.BudgetSettings.
 
 Python precomputes every model/phase/batch × the 16 fusion combinations (roofline.budget); the
@@ -154,7 +154,7 @@ def allreduce_time(params: float, grad_bytes_per_element: float, dp: int,
 
 
 def memory_of(data: dict, st: dict, zero: int, recompute: str) -> dict:
-    """Bytes per GPU for one state (roofline.memory.step_memory; budget.mjs mirrors it)."""
+    """Bytes per GPU for one state (roofline.memory.step_memory; budget_view.mjs mirrors it)."""
     cfg = default_models()[st["model"]]
     train = st["phase"] == "train"
     m = step_memory(cfg, st["phase"], st["batch"], data["seq"][st["phase"]], data["b"],
@@ -176,7 +176,7 @@ def fitting(data: dict, st: dict) -> dict | None:
 
 
 def view(data: dict, e: dict, st: dict) -> dict:
-    """The numbers one state of the page shows (mirrors budgetView in budget.mjs). st: model,
+    """The numbers one state of the page shows (mirrors budgetView in budget_view.mjs). st: model,
     phase, batch, mask, efficiency, launch_s, dp, overlap, zero, recompute."""
     train = st["phase"] == "train"
     link_bw = data["link"]["bw"] if data["link"] else None
@@ -310,7 +310,7 @@ def reachable_states():
 
 def _reachable_cases(data: dict) -> list[list]:
     """[model, phase, batch, flash, dp, zero, recompute, total bytes, fits] for every
-    reachable state: budget.mjs must give every one the verdict roofline.memory gives."""
+    reachable state: budget_view.mjs must give every one the verdict roofline.memory gives."""
     out = []
     for s in reachable_states():
         st = {**s, "mask": mask_of({"flash"} if s["flash"] else ())}

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as bj from "../../site_src/roofline/plot/js/budget.mjs";
+import * as bv from "../../site_src/roofline/plot/js/budget_view.mjs";
 import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/budget_cases.json", import.meta.url)));
@@ -17,7 +18,7 @@ function close(actual, expected, what) {
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} != ${expected}`);
 }
 
-const viewOf = (c) => bj.budgetView(P, c.entry, c.state);
+const viewOf = (c) => bv.budgetView(P, c.entry, c.state);
 
 test("the case file holds at least 40 views and the formatting cases", () => {
   assert.ok(CASES.views.length >= 40);
@@ -62,7 +63,7 @@ test("the waterfall's losses add up to 100 % minus the MFU, each in proportion t
 
 test("any order of the causes gives each the same loss (order-independent attribution)", () => {
   const times = [["a", 0.3], ["b", 2.5], ["c", 0], ["d", 1e-3], ["e", 7]];
-  const base = Object.fromEntries(bj.waterfallTerms(1.2, times).map((t) => [t.key, t.before - t.after]));
+  const base = Object.fromEntries(bv.waterfallTerms(1.2, times).map((t) => [t.key, t.before - t.after]));
   let seed = 7;
   for (let n = 0; n < 200; n++) {
     const shuffled = times.slice();
@@ -71,14 +72,14 @@ test("any order of the causes gives each the same loss (order-independent attrib
       const j = seed % (i + 1);
       [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
     }
-    for (const t of bj.waterfallTerms(1.2, shuffled)) close(t.before - t.after, base[t.key], t.key);
+    for (const t of bv.waterfallTerms(1.2, shuffled)) close(t.before - t.after, base[t.key], t.key);
   }
 });
 
 test("waterfall bars, text and readout are what Python draws", () => {
   for (const c of CASES.views) {
     const v = viewOf(c);
-    const bars = bj.waterfallBars(v, ROWS, LABELS);
+    const bars = bv.waterfallBars(v, ROWS, LABELS);
     assert.deepEqual(bars.row, c.expected.bars.row);
     assert.deepEqual(bars.text, c.expected.bars.text);
     assert.deepEqual(bars.color, c.expected.bars.color);
@@ -87,8 +88,8 @@ test("waterfall bars, text and readout are what Python draws", () => {
     bars.tx.forEach((x, i) => close(x, c.expected.bars.tx[i], "tx"));
     bars.right.forEach((x, i) => close(x, c.expected.bars.right[i], "right"));
     bars.left.forEach((x, i) => close(x, c.expected.bars.left[i], "left"));
-    assert.equal(bj.waterfallText(v, LABELS), c.expected.text);
-    assert.equal(bj.readoutText(P, c.entry, v, c.state.model, c.state.phase, c.state.batch),
+    assert.equal(bv.waterfallText(v, LABELS), c.expected.text);
+    assert.equal(bv.readoutText(P, c.entry, v, c.state.model, c.state.phase, c.state.batch),
                  c.expected.readout);
   }
 });
@@ -98,10 +99,10 @@ test("a step that does not fit shows no time: empty bars, a plain 'does not fit'
   assert.ok(misfits.length > 0);
   for (const c of misfits) {
     const v = viewOf(c);
-    const bars = bj.waterfallBars(v, ROWS, LABELS);
+    const bars = bv.waterfallBars(v, ROWS, LABELS);
     assert.ok(bars.right.every((x) => x === 0));
-    assert.ok(!/\d+ (ms|s|µs)\b/.test(bars.text.join(" ") + bj.waterfallText(v, LABELS)));
-    const text = bj.readoutText(P, c.entry, v, c.state.model, c.state.phase, c.state.batch);
+    assert.ok(!/\d+ (ms|s|µs)\b/.test(bars.text.join(" ") + bv.waterfallText(v, LABELS)));
+    const text = bv.readoutText(P, c.entry, v, c.state.model, c.state.phase, c.state.batch);
     assert.ok(text.startsWith("Does not fit: ") && text.includes(" more than its "), text);
   }
 });
@@ -110,7 +111,7 @@ test("every reachable memory state gets roofline.memory's verdict (issue #13)", 
   assert.ok(CASES.reachable.length > 2000);
   let misfits = 0;
   for (const [model, phase, batch, flash, dp, zero, recompute, total, fits] of CASES.reachable) {
-    const m = bj.stepMemory(P, model, phase, batch, flash, phase === "train" ? dp : 1, zero,
+    const m = bv.stepMemory(P, model, phase, batch, flash, phase === "train" ? dp : 1, zero,
                             recompute);
     close(m.total, total, `${model}/${phase}/${batch}/${flash}/${dp}/${zero}/${recompute}`);
     assert.equal(m.fits, fits);
@@ -124,10 +125,10 @@ test("formatting matches roofline.fmt", () => {
 });
 
 test("fusion checkboxes map to the precomputed combination", () => {
-  assert.equal(bj.maskOf([]), 0);
-  assert.equal(bj.maskOf([0, 3]), 9);
-  assert.equal(bj.maskOf([3, 2, 1, 0]), 15);
-  assert.equal(bj.maskOf([7, -1, 1.5]), 0);
+  assert.equal(bv.maskOf([]), 0);
+  assert.equal(bv.maskOf([0, 3]), 9);
+  assert.equal(bv.maskOf([3, 2, 1, 0]), 15);
+  assert.equal(bv.maskOf([7, -1, 1.5]), 0);
   for (const c of CASES.views) assert.ok(c.state.mask >= 0 && c.state.mask < 16);
 });
 
@@ -160,9 +161,9 @@ test("the URL keeps the page's other parameters", () => {
 });
 
 test("the all-reduce is a ring: nothing on one GPU, 2 (N-1)/N of the gradients otherwise", () => {
-  assert.equal(bj.allreduceTime(1e9, 2, 1, 450e9), 0);
-  close(bj.allreduceTime(1e9, 2, 8, 450e9), 2 * 7 / 8 * 2e9 / 450e9, "dp 8");
-  assert.equal(bj.allreduceTime(1e9, 2, 8, 0), 0);
+  assert.equal(bv.allreduceTime(1e9, 2, 1, 450e9), 0);
+  close(bv.allreduceTime(1e9, 2, 8, 450e9), 2 * 7 / 8 * 2e9 / 450e9, "dp 8");
+  assert.equal(bv.allreduceTime(1e9, 2, 8, 0), 0);
 });
 
 test("a URL's data-parallel degree snaps to the nearest listed one", () => {

@@ -51,6 +51,9 @@ _WIDGET_CSS_TEXT = """
         color: var(--md-default-fg-color, inherit); }
 .bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
             border-color: var(--md-default-fg-color--lighter, #bbb); }
+/* Touch targets of at least 24 x 24 px (WCAG 2.5.8): each fusion's whole row is its label. */
+.bk-input-group label { display: flex; align-items: center; min-height: 28px; gap: 6px; }
+.bk-input-group input[type=checkbox] { width: 18px; height: 18px; margin: 0; flex: none; }
 """
 
 
@@ -178,7 +181,7 @@ def _build(opts: Options, data: dict):
     rf.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
     rf.yaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
 
-    # budget.mjs and format.mjs as one module (a blob cannot import).
+    # budget.mjs and what it imports (format.mjs, budget_view.mjs): one module for the blob.
     callback = CustomJS(module=True, code=jsmodule.bundle(JS), args=dict(
         payload=data, model=model, phase=phase, batch=batch, fusions=fusion_box,
         efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, zero=zero,

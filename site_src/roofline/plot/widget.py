@@ -45,6 +45,9 @@ _WIDGET_CSS = """
         color: var(--md-default-fg-color, inherit); }
 .bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
             border-color: var(--md-default-fg-color--lighter, #bbb); }
+/* The vector-roof Checkbox has no <label> to widen its target: the box itself is 24 px
+   (WCAG 2.5.8), so it stays a target beside any neighbour. */
+input[type=checkbox] { width: 24px; height: 24px; margin: 0 6px 0 0; flex: none; }
 """
 _VERDICT_CSS = """
 :host { padding: 0.35em 0.7em; border-radius: 4px; font-weight: 600; color: #fff; }
