@@ -72,13 +72,46 @@ def test_block_shows_the_svg_first_in_print_and_without_javascript():
     from roofline.plot.blocks import roofline_block
     from roofline.widgets.roofline import RooflineSettings
     html = roofline_block(RooflineSettings())
-    static = re.search(r'<div class="roofline-static">(<svg.*?</svg>)</div>', html, re.S)
-    assert static and ET.fromstring(static.group(1)) is not None
+    static = re.search(r'<div class="roofline-static">((?:<svg.*?</svg>)+)</div>', html, re.S)
+    assert static
+    # one drawing per column width, each valid and laid out for its own frame
+    drawings = [ET.fromstring(f"<svg{part}") for part in static.group(1).split("<svg")[1:]]
+    assert [d.get("class") for d in drawings] == [f"roofline-svg {c}" for _, _, c in svg.VARIANTS]
+    assert [d.get("width") for d in drawings] == [str(w) for w, _, _ in svg.VARIANTS]
     # before the live plot: covers the reserved box's top; ready: hidden; print: shown, the
     # live plot and controls hidden; no JS: shown in the flow
     assert ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}" in html
     assert re.search(r"@media print\{\.roofline-block>\.roofline-target[^}]*\{display:none", html)
     assert re.search(r"<noscript>.*\.roofline-block>\.roofline-target\{display:none\}", html, re.S)
+
+
+@pytest.mark.parametrize("state", SCENE_STATES[:6], ids=lambda s: f"{s[0]}-{s[1]}")
+def test_each_width_keeps_its_text_at_11px_and_its_labels_apart(state):
+    """Each drawing is shown only in columns at least its viewBox wide (blockstyle's container
+    queries), so no text in it renders under its own size, 11 px at least; its labels, laid out
+    for its own frame, stay inside and apart (the key ones, roof and ridge, always shown)."""
+    from roofline.plot.blockstyle import STATIC_CSS
+    hardware, precision, vector, ceilings = state
+    data = payload(hardware=hardware, precision=precision, ceilings=ceilings)
+    data["state"]["vector"] = vector
+    widths = sorted(w for w, _, _ in svg.VARIANTS)
+    for w, share, css in svg.VARIANTS:
+        root = ET.fromstring(svg.render(data, height_px=round(400 * share), width_px=w, css=css))
+        sizes = [float(t.get("font-size")) for t in root.iterfind(".//s:text", NS)]
+        assert min(sizes) >= 11
+        shown_from = w  # the next wider drawing takes over at its own width
+        nxt = [x for x in widths if x > w]
+        if nxt:
+            assert f"@container (max-width:{nxt[0] - 0.5}px)" in STATIC_CSS
+        assert shown_from == w
+        boxes = text_boxes(root)
+        texts = [t for t, _ in boxes]
+        assert any(t.startswith(f"{precision.upper()} roof") for t in texts), (w, texts)
+        assert any(t.startswith("ridge ") for t in texts), (w, texts)
+        for i, (a, box) in enumerate(boxes):
+            assert box[0] >= 0 and box[2] <= w, (w, a)
+            for b, other in boxes[i + 1:]:
+                assert not scene.overlaps(box, other, 0), (w, a, b)
 
 
 def test_a_page_owning_host_moves_block_styles_into_head():

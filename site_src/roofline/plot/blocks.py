@@ -13,11 +13,11 @@ from ..widgets.roofline import RooflineSettings
 def roofline_block(settings: RooflineSettings, *, label: str = "") -> str:
     """```roofline: the interactive roofline (with its measurement overlay, if any)."""
     from .embed import block
-    from .svg import render
+    from .svg import render_responsive
     from .widget import build_layout, drawing_payload
     return block(build_layout(settings), height_px=settings.height_px,
                  label=label or settings.label,
-                 static=render(drawing_payload(settings), height_px=settings.height))
+                 static=render_responsive(drawing_payload(settings), height_px=settings.height))
 
 
 def measurement_block(settings: MeasurementTableSettings) -> str:

@@ -12,9 +12,19 @@ STATIC_CSS = (
     ".roofline-static{position:absolute;top:0;left:0;right:0;background:#fff}"
     ".roofline-static svg{display:block;width:100%;height:auto}"
     ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}"
+    # One drawing per column width (plot/svg.py VARIANTS), each shown from its viewBox width
+    # up, so its text never scales under its 11 px; without container queries, the wide one.
+    ".roofline-static{container-type:inline-size}"
+    ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow{display:none}"
+    "@container (max-width:687.5px){.roofline-static>.roofline-svg-wide{display:none}"
+    ".roofline-static>.roofline-svg-medium{display:block}}"
+    "@container (max-width:479.5px){.roofline-static>.roofline-svg-medium{display:none}"
+    ".roofline-static>.roofline-svg-narrow{display:block}}"
     "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
     "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
-    "position:static}.roofline-block{break-inside:avoid}}")
+    "position:static}.roofline-block{break-inside:avoid}"
+    ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow"
+    "{display:none!important}.roofline-static>.roofline-svg-wide{display:block!important}}")
 
 
 STATIC_STYLE = f"<style>{STATIC_CSS}</style>"

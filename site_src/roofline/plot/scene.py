@@ -235,7 +235,9 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
                [_below(2, 5, "left"), _below(2, 18, "left"), _above(-10, 5, "left")]),
         _label("ridge", r, yr[0], 12, "bold", "ink", f"ridge {fmt.num(r)} FLOP/byte",
                [_above(-5, dy, "right") for dy in (6, 24, 42)]
-               + [_above(5, dy, "left") for dy in (6, 24, 42)]),
+               + [_above(5, dy, "left") for dy in (6, 24, 42)]
+               # a narrow frame may have no room on either side: centred on the line
+               + [_above(0, dy, "center") for dy in (6, 24, 42)]),
     ]
     ceilings: dict[str, list] = {"xs": [], "ys": [], "color": []}
     for kind in payload["ceilings"]:

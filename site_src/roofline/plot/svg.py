@@ -5,8 +5,14 @@ the picture a reader sees before BokehJS arrives, on paper and without JavaScrip
 the live plot then draws: same ranges, roof, ridge, ceilings, points and label layout. Always
 in light colours (print, and the moment before the page's theme is applied).
 
-    from roofline.plot.svg import render
-    html = render(payload, height_px=400)
+    from roofline.plot.svg import render, render_responsive
+    html = render(payload, height_px=400)            # one drawing, 688 px wide
+    html = render_responsive(payload, height_px=400)  # wide, medium and narrow drawings
+
+A viewBox scales its text with the picture: the 688 px drawing on a 375 px phone column would
+print 11 px text at 6 px. render_responsive() draws the scene again for narrower frames, each
+laid out for its own width, and plot/blockstyle.py's container queries show the one whose
+text renders at 11 px or more in the column it gets (print shows the wide one).
 """
 
 from __future__ import annotations
@@ -36,8 +42,26 @@ def _color(role: str) -> str:
     return {"ink": INK, "muted": MUTED}.get(role, role)
 
 
-def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str = "") -> str:
-    """The widget's initial view (payload["state"]) as one inline <svg> element."""
+# (viewBox width, height as a share of the live plot's, the class CSS shows it by): each is
+# shown in columns from its own width up to the next one's, so its text is never scaled down
+# (plot/blockstyle.py); the heights keep the drawing about as tall as the live plot there.
+VARIANTS = ((WIDTH, 1.0, "roofline-svg-wide"), (480, 0.8, "roofline-svg-medium"),
+            (320, 0.85, "roofline-svg-narrow"))
+
+
+def render_responsive(payload: dict, *, height_px: int, title: str = "",
+                      overlay: dict | None = None) -> str:
+    """The first frame drawn once per VARIANTS width (wide first: it is the one shown where
+    container queries are unknown, and in print)."""
+    return "".join(render(payload, height_px=round(height_px * share), width_px=width,
+                          title=title, css=css, overlay=overlay)
+                   for width, share, css in VARIANTS)
+
+
+def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str = "",
+           css: str = "", overlay: dict | None = None) -> str:
+    """The widget's initial view (payload["state"]) as one inline <svg> element; `overlay`
+    (measured.overlay_data) draws a measurement over it, its labels laid out with the scene's."""
     st = payload["state"]
     top, right, bottom, left = MARGIN
     w, h = width_px - left - right, height_px - top - bottom
@@ -57,7 +81,8 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
     hw = payload["hardware"][st["hardware"]]
     name = title or (f"Roofline of the {hw['name']} at {st['precision'].upper()}: ridge at "
                      f"{fmt.num(S['ridge'])} FLOP/byte")
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="roofline-svg" role="img" '
+    cls = f"roofline-svg {css}".strip()
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" role="img" '
            f'viewBox="0 0 {width_px} {height_px}" width="{width_px}" height="{height_px}" '
            f'style="{FONT}" aria-label="{html.escape(name)}">',
            f'<rect width="{width_px}" height="{height_px}" fill="{BG}"/>']
@@ -67,6 +92,7 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
     out.append(f'<rect x="{fx0:.1f}" y="{fy0:.1f}" width="{mx - fx0:.1f}" height="{fy1 - fy0:.1f}"'
                f' fill="{payload["colors"]["memory"]}" fill-opacity="0.08"/>')
     ticks = []
+    text_end = -math.inf  # where the last x tick's text ends: a narrow frame skips a tick
     for v in _decades(*xr):
         x, _ = px(v, yr[0])
         # The last tick's text ends at the frame's edge instead of running off the picture.
@@ -74,6 +100,10 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
         anchor = "end" if x + half > width_px - 1 else "middle"
         ticks.append(f'<line x1="{x:.1f}" y1="{fy0:.1f}" x2="{x:.1f}" y2="{fy1:.1f}" '
                      f'stroke="{GRID}"/>')
+        start = x - 2 * half if anchor == "end" else x - half
+        if start < text_end + 4:
+            continue
+        text_end = x if anchor == "end" else x + half
         ticks.append(f'<text x="{x:.1f}" y="{fy1 + 16:.1f}" font-size="11" fill="{INK}" '
                      f'text-anchor="{anchor}">{_tick(v)}</text>')
     for v in _decades(*yr):
@@ -121,8 +151,12 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
         y = top + b[3] - lab["size"] * (sc.LINE_H - 1) / 2 - lab["size"] * 0.2
         weight = ' font-weight="bold"' if lab["style"] == "bold" else ""
         italic = ' font-style="italic"' if lab["style"] == "italic" else ""
+        # The text is drawn to its laid-out width: the layout's boxes are estimates (CHAR_W
+        # per glyph), and a wide font (DejaVu Sans: up to 0.79 em a bold capital) would
+        # otherwise run into its neighbour.
         out.append(f'<text class="roofline-svg-label" data-key="{html.escape(lab["key"])}" '
                    f'x="{x:.1f}" y="{y:.1f}" font-size="{lab["size"]}" '
+                   f'textLength="{b[2] - b[0]:.1f}" lengthAdjust="spacingAndGlyphs" '
                    f'fill="{_color(lab["color"])}" text-anchor="{anchor}"{weight}{italic}>'
                    f'{html.escape(lab["text"])}</text>')
     out.append("</svg>")

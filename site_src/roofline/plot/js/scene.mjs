@@ -114,7 +114,9 @@ export function scene(P, st, frame) {
   labels.push({ key: "ridge", x: r, y: yr[0], size: 12, style: "bold", color: "ink",
                 text: `ridge ${num(r)} FLOP/byte`,
                 at: [6, 24, 42].map((dy) => ABOVE(-5, dy, "right"))
-                  .concat([6, 24, 42].map((dy) => ABOVE(5, dy, "left"))) });
+                  .concat([6, 24, 42].map((dy) => ABOVE(5, dy, "left")))
+                  // a narrow frame may have no room on either side: centred on the line
+                  .concat([6, 24, 42].map((dy) => ABOVE(0, dy, "center"))) });
   const ceilings = { xs: [], ys: [], color: [] };
   for (const kind of P.ceilings) {
     const tier = hw.tiers[kind];
