@@ -7,32 +7,14 @@
 
 import { seconds, sig } from "./format.mjs";
 import { budgetView, maskOf, readoutText, waterfallBars, waterfallText } from "./budget_view.mjs";
+import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
 
 // ---------------------------------------------------------------- URL state (untrusted input)
 
-function params(text) {
-  const out = {};
-  const body = String(text || "").replace(/^[?#]/, "");
-  for (const part of body.split("&")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    try {
-      out[decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "))] =
-        decodeURIComponent(part.slice(eq + 1).replace(/\+/g, " "));
-    } catch (e) {
-      // a malformed escape: ignore that pair
-    }
-  }
-  return out;
-}
-
 // A plain decimal number clamped into [lo, hi]; anything else is null (ignored).
 export function clampNumber(value, lo, hi) {
-  if (typeof value !== "string" || !/^\s*[0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?\s*$/.test(value)) {
-    return null;
-  }
-  const x = Number(value);
-  return Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : null;
+  const x = plainNumber(value);
+  return x !== null && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : null;
 }
 
 const KEYS = ["model", "phase", "batch", "fuse", "eff", "launch", "dp", "overlap", "zero", "rec"];
@@ -64,33 +46,18 @@ export function parseState(search, hash, known) {
 
 // The query string for a state, keeping the page's unrelated parameters.
 export function stateQuery(search, st) {
-  const keep = Object.entries(params(search)).filter(([k]) => !KEYS.includes(k));
-  const pairs = keep.concat([["model", st.model], ["phase", st.phase], ["batch", String(st.batch)],
-                             ["fuse", st.fuse.join(",")], ["eff", String(sig(st.eff, 4))],
-                             ["launch", String(sig(st.launch, 4))], ["dp", String(st.dp)],
-                             ["overlap", String(sig(st.overlap, 4))]]
-    .concat(st.zero !== undefined ? [["zero", String(st.zero)], ["rec", st.rec]] : []));
-  return "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
-    .join("&");
+  const pairs = [["model", st.model], ["phase", st.phase], ["batch", String(st.batch)],
+                 ["fuse", st.fuse.join(",")], ["eff", String(sig(st.eff, 4))],
+                 ["launch", String(sig(st.launch, 4))], ["dp", String(st.dp)],
+                 ["overlap", String(sig(st.overlap, 4))]];
+  if (st.zero !== undefined) pairs.push(["zero", String(st.zero)], ["rec", st.rec]);
+  return withQuery(search, KEYS, pairs);
 }
 
 // ---------------------------------------------------------------- the callback
 
 let busy = false;
-let urlTimer = null;
-
-function writeURL(st) {
-  if (typeof window === "undefined" || !window.history) return;
-  clearTimeout(urlTimer);
-  urlTimer = setTimeout(() => {
-    try {
-      window.history.replaceState(window.history.state, "",
-                                  stateQuery(window.location.search, st) + window.location.hash);
-    } catch (e) {
-      // Some file:// setups refuse history changes; the view still works, it just isn't shared.
-    }
-  }, 200);
-}
+function writeURL(st) { writeURLSoon((search) => stateQuery(search, st)); }
 
 // The option closest to x on a log scale (the data-parallel degrees are powers of two).
 export function nearestOption(options, x) {

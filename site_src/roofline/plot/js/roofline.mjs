@@ -5,6 +5,7 @@
 // blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
 import { num, percent, seconds, sig, tflops } from "./format.mjs";
+import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
 import { launchNote, opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
@@ -69,29 +70,8 @@ export function clampAI(value) {
     if (!Number.isFinite(value) || value <= 0) return null;
     return Math.min(AI_MAX, Math.max(AI_MIN, value));
   }
-  if (typeof value !== "string" || !/^\s*[0-9]*\.?[0-9]+([eE][+-]?[0-9]+)?\s*$/.test(value)) {
-    return null;
-  }
-  return clampAI(Number(value));
-}
-
-function params(text) {
-  const out = {};
-  const body = String(text || "").replace(/^[?#]/, "");
-  for (const part of body.split("&")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    let key;
-    let value;
-    try {
-      key = decodeURIComponent(part.slice(0, eq).replace(/\+/g, " "));
-      value = decodeURIComponent(part.slice(eq + 1).replace(/\+/g, " "));
-    } catch (e) {
-      continue; // malformed escapes: ignore that pair
-    }
-    out[key] = value;
-  }
-  return out;
+  const x = plainNumber(value);
+  return x === null ? null : clampAI(x);
 }
 
 // State from ?query and #hash (the hash wins); only known ids and a sane AI survive.
@@ -111,32 +91,16 @@ export function parseState(search, hash, known) {
 
 // The query string for a state, keeping unrelated parameters of the page's own URL.
 export function stateQuery(search, state) {
-  const keep = Object.entries(params(search))
-    .filter(([k]) => !["hardware", "precision", "ai", "op", "tokens"].includes(k));
-  const pairs = keep.concat([["hardware", state.hardware], ["precision", state.precision],
-                             ["ai", String(sig(state.ai, 4))]]);
+  const pairs = [["hardware", state.hardware], ["precision", state.precision],
+                 ["ai", String(sig(state.ai, 4))]];
   if (state.op && state.op !== "custom") pairs.push(["op", state.op]);
   if (state.tokens) pairs.push(["tokens", String(state.tokens)]);
-  return "?" + pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
-    .join("&");
+  return withQuery(search, ["hardware", "precision", "ai", "op", "tokens"], pairs);
 }
 
 const sameAI = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
 
-let urlTimer = null;
-
-function writeURL(state) {
-  if (typeof window === "undefined" || !window.history) return;
-  clearTimeout(urlTimer);
-  urlTimer = setTimeout(() => {
-    const url = stateQuery(window.location.search, state) + window.location.hash;
-    try {
-      window.history.replaceState(window.history.state, "", url);
-    } catch (e) {
-      // Some file:// setups refuse history changes; the view still works, it just isn't shared.
-    }
-  }, 200);
-}
+function writeURL(state) { writeURLSoon((search) => stateQuery(search, state)); }
 
 // Per figure: what was last drawn, whether the first frame is done, the text timer.
 const drawn = new WeakMap();
