@@ -100,6 +100,24 @@ def test_flops_are_not_time(ctx):
     assert "Share of FLOPs" in table and "Share of time, FlashAttention" in table
 
 
+def test_flops_vs_time_trains_a_run_that_fits(ctx):
+    """§4's training step is the budget page's stated run (ZeRO-1, full recomputation), which
+    fits in the H100's 80 GiB; the caption says so with the model's figures. Seeded: the same
+    step unsharded does not fit, and its caption would have to say something else."""
+    from roofline.budget_widget import STATED_RUN
+    from roofline.memory import Sharding
+    from roofline.site import teach
+    bg = teach._budget(ctx, "train", "h100-sxm", "bf16")
+    assert bg.sharding == STATED_RUN and bg.memory.fits
+    text = _text(expand("<!-- rl:flops_vs_time step=train -->", ctx, "t"))
+    assert f"{fmt.num(bg.memory.total / 2 ** 30)} GiB of 80 GiB per GPU" in text
+    assert "ZeRO-1 over 8 data-parallel GPUs" in text
+    import dataclasses
+    assert not dataclasses.replace(bg, sharding=Sharding()).memory.fits
+    # decode needs no sharding and gets no such note
+    assert "ZeRO" not in _text(expand("<!-- rl:flops_vs_time step=decode -->", ctx, "t"))
+
+
 def test_launch_floor_at_batch_1_decode(ctx):
     out = expand("<!-- rl:launch --> <!-- rl:launch field=kernels --> "
                  "<!-- rl:launch field=share -->", ctx, "t").split()

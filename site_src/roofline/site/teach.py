@@ -5,6 +5,7 @@ regime) and the figures the back-of-envelope problems need."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import math
@@ -19,6 +20,8 @@ from ..render.tables import HtmlColumn, html_table
 from ..tokens import (critical_tokens, critical_tokens_with_activations, load_launch_floor,
                       matmul_cost, min_compute_bound_tokens)
 from ..transformer import get_model
+from ..budget_widget import STATED_RUN
+from ..memory import Sharding
 from .context import LESSON_HW, LESSON_PRECISION, Context
 from .markers import marker
 from .numbers import number
@@ -252,8 +255,12 @@ def _budget(ctx: Context, step: str, hw: str, precision: str, fusions=frozenset(
         raise RooflineError(f"unknown step {step!r}", field="step", valid=list(STEPS))
     s = STEPS[step]
     a = Assumptions() if launch_s is None else Assumptions(launch_overhead_s=launch_s)
+    # Training runs as the budget page states it (ZeRO-1, full recomputation): unsharded, the
+    # step would not fit on one GPU. Sharding changes memory, not the kernels' floors.
+    sharding = STATED_RUN if s["phase"] == "train" else Sharding()
     return budget(get_model(s["model"]), s["phase"], s["batch"], s["seq"], ctx.hw(hw),
-                  precision, ctx.catalog.precision(precision).bytes_per_element, fusions, a)
+                  precision, ctx.catalog.precision(precision).bytes_per_element, fusions, a,
+                  sharding)
 
 
 def _shares(bg) -> dict[str, tuple[float, float]]:
@@ -299,8 +306,27 @@ def flops_vs_time(ctx: Context, *, step: str = "train", hw: str = LESSON_HW,
     return (f"\n*{html.escape(label[0].upper() + label[1:])} on the {_chip(ctx, hw)} in "
             f"{precision}: time is each kernel's roofline floor, summed "
             f"({fmt.seconds(plain.step_time_s)} unfused, {fmt.seconds(flash.step_time_s)} with "
-            "FlashAttention); no launch gaps or efficiency losses.*\n{: .rl-caption }\n\n"
+            "FlashAttention); no launch gaps or efficiency losses." + _run_note(plain)
+            + "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label=label, css_class="rl-flops-time"))
+
+
+def _gib(x: float) -> str:
+    return f"{fmt.num(x / 2 ** 30)} GiB"
+
+
+def _run_note(bg) -> str:
+    """How a training step is run so that it fits, in the caption's words (decode: nothing)."""
+    if bg.phase != "train":
+        return ""
+    m, dp = bg.memory, bg.assumptions.dp_degree
+    unsharded = dataclasses.replace(bg, sharding=Sharding()).memory
+    return (f" The run is the one [Where the 50 % goes](../budget.md) states: ZeRO-1 over "
+            f"{dp:,} data-parallel GPUs and full activation recomputation, so it fits, "
+            f"{_gib(m.total)} of {_gib(m.capacity)} per GPU (unsharded it would need "
+            f"{_gib(unsharded.total)}). Sharding changes memory, not these "
+            f"kernels' floors; the recomputed forward pass adds "
+            f"{fmt.seconds(bg.recompute_time_s)} and is left out of the shares.")
 
 
 @marker("step_share")
