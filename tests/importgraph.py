@@ -1,4 +1,5 @@
-"""The import graph of a package, read with ast (nothing is imported), and its cycles.
+"""The import graph of a package, read with ast (nothing is imported), and its cycles; and the
+same for a folder of ES modules (our plot/js), read from their `import … from "./x.mjs"` lines.
 
 Every import counts, at module level or inside a function (a lazy import is still a
 dependency, and a cycle through one breaks as soon as someone moves it up), except those under
@@ -9,6 +10,7 @@ its parent packages is not counted (else every module would be in a cycle with i
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 
@@ -57,6 +59,27 @@ def graph(root: Path) -> dict[str, set[str]]:
                 found = _resolve(target, files)
                 if found and found != mod:
                     edges[mod].add(found)
+    return edges
+
+
+_JS_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^"'`]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']"""
+                        r"""|^\s*import\s*["'](\.{1,2}/[^"']+)["']""", re.M)
+_JS_DYNAMIC = re.compile(r"""\bimport\(\s*["'](\.{1,2}/[^"']+)["']\s*\)""")
+
+
+def js_graph(folder: Path) -> dict[str, set[str]]:
+    """file name -> the sibling modules it imports (static, re-exports and literal dynamic
+    imports), for the .mjs/.js files of `folder`. Comments are not stripped: a commented-out
+    import line would count, which errs on the side of reporting."""
+    files = {p.name: p for p in sorted(folder.iterdir()) if p.suffix in (".mjs", ".js")}
+    edges: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        text = path.read_text(encoding="utf-8")
+        targets = [a or b for a, b in _JS_IMPORT.findall(text)] + _JS_DYNAMIC.findall(text)
+        for target in targets:
+            dep = (path.parent / target).resolve()
+            if dep.parent == folder.resolve() and dep.name in files and dep.name != name:
+                edges[name].add(dep.name)
     return edges
 
 

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as rl from "../../site_src/roofline/plot/js/roofline.mjs";
+import * as maths from "../../site_src/roofline/plot/js/maths.mjs";
 import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/roofline_cases.json", import.meta.url)));
@@ -23,19 +24,19 @@ test("the case file holds at least 50 cases", () => {
 test("place: AI, attainable, fraction, time and bound agree with the Python model", () => {
   for (const c of cases.place) {
     const hw = hardware[c.hardware];
-    const p = rl.place(c.cost, hw.peaks[c.precision], hw.bw);
+    const p = maths.place(c.cost, hw.peaks[c.precision], hw.bw);
     const what = `${c.hardware}/${c.precision}/${c.op}`;
     close(p.ai, c.ai, `${what} ai`);
     close(p.attainable, c.attainable, `${what} attainable`);
     close(p.fraction, c.fraction, `${what} fraction`);
     close(p.time, c.time, `${what} time`);
-    close(rl.ridge(hw.peaks[c.precision], hw.bw), c.ridge, `${what} ridge`);
+    close(maths.ridge(hw.peaks[c.precision], hw.bw), c.ridge, `${what} ridge`);
     assert.equal(p.bound, c.bound, `${what} bound`);
   }
 });
 
 test("attainable = min(peak, AI × BW)", () => {
-  for (const c of cases.attainable) close(rl.attainable(c.ai, c.peak, c.bw), c.expected, `ai ${c.ai}`);
+  for (const c of cases.attainable) close(maths.attainable(c.ai, c.peak, c.bw), c.expected, `ai ${c.ai}`);
 });
 
 test("formatting matches roofline.fmt", () => {
@@ -76,7 +77,7 @@ test("readout and verdict texts are the ones Python renders first", () => {
 
 test("roofXY bends at the ridge, or is all slope or all roof", () => {
   for (const c of cases.roof_xy) {
-    const got = rl.roofXY(c.peak, c.bw, c.x0, c.x1);
+    const got = maths.roofXY(c.peak, c.bw, c.x0, c.x1);
     assert.equal(got.x.length, c.expected.x.length);
     got.x.forEach((v, i) => close(v, c.expected.x[i], `x[${i}]`));
     got.y.forEach((v, i) => close(v, c.expected.y[i], `y[${i}]`));

@@ -6,38 +6,12 @@
 
 import { num, percent, seconds, sig, tflops } from "./format.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
+import { attainable, place } from "./maths.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
 import { launchNote, opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
-
-// ---------------------------------------------------------------- roofline maths (SI units)
-
-export function ridge(peak, bw) { return peak / bw; }
-
-export function attainable(ai, peak, bw) { return Math.min(peak, ai * bw); }
-
-export function timeLowerBound(flops, bytes, peak, bw) {
-  return Math.max(flops / peak, bytes / bw);
-}
-
-export function bound(ai, ridgeAI) { return ai < ridgeAI ? "memory" : "compute"; }
-
-export function place(cost, peak, bw) {
-  const [flops, bytes] = cost;
-  const ai = flops / bytes;
-  const att = attainable(ai, peak, bw);
-  return { ai, attainable: att, fraction: att / peak,
-           time: timeLowerBound(flops, bytes, peak, bw), bound: bound(ai, ridge(peak, bw)) };
-}
-
-export function roofXY(peak, bw, x0, x1) {
-  const r = peak / bw;
-  if (r <= x0) return { x: [x0, x1], y: [peak / 1e12, peak / 1e12] };
-  if (r >= x1) return { x: [x0, x1], y: [x0 * bw / 1e12, x1 * bw / 1e12] };
-  return { x: [x0, r, x1], y: [x0 * bw / 1e12, peak / 1e12, peak / 1e12] };
-}
 
 // ---------------------------------------------------------------- the texts a reader sees
 

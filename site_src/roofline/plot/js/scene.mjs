@@ -2,7 +2,7 @@
 // layout. plot/widget.py joins this file and roofline.mjs into the one module BokehJS runs
 // (imports dropped); node imports it as is (tests/js/scene.test.mjs).
 import { bandwidth, num, tflops } from "./format.mjs";
-import { attainable, bound, place, roofXY } from "./roofline.mjs";
+import { attainable, bound, place, roofXY } from "./maths.mjs";
 import { launchBottom, launchLine, tokensPoints } from "./scene_tokens.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the

@@ -4,7 +4,7 @@
 // time (data/overhead.toml). Mirrors roofline.plot.scene's tokens_cost … _launch, pinned by
 // tests/cases/scene_cases.json. Joined into the widget's one module with scene.mjs.
 import { num, seconds, tflops } from "./format.mjs";
-import { place, timeLowerBound } from "./roofline.mjs";
+import { place, timeLowerBound } from "./maths.mjs";
 import { ABOVE, BELOW, groupPoints } from "./scene.mjs";
 
 
