@@ -35,8 +35,36 @@ STATE_JS = """() => {
           hardware: m('hardware').value, precision: m('precision').value,
           preset: m('presets').value, ridge: d.get_model_by_name('ridge').location,
           marker: d.get_model_by_name('marker').data.x[0],
-          bg: m('roofline-figure').background_fill_color};
+          bg: m('roofline-figure').background_fill_color, live: live(m)};
 }"""
+
+# The marker and the AI line as drawn: roofline.mjs puts them in an SVG over the canvas, placed
+# with the plot view's own frame scales (the ones Bokeh draws the roofs with).
+LIVE_JS = """const live = (m) => {
+  const view = window.Bokeh.index.find_one(m('roofline-figure'));
+  const svg = view && view.canvas_view.overlays_el.querySelector('svg.rl-live');
+  if (!svg) return null;
+  const frame = svg.querySelector('svg'), dot = svg.querySelector('circle');
+  const line = svg.querySelector('line'), at = (el, a) => Number(el.getAttribute(a));
+  const mk = m('marker').data, S = view.frame, fx = at(frame, 'x'), fy = at(frame, 'y');
+  return {dot: [fx + at(dot, 'cx'), fy + at(dot, 'cy')],
+          want: [S.x_scale.compute(mk.x[0]), S.y_scale.compute(mk.y[0])],
+          line: fx + at(line, 'x1'), lineWant: S.x_scale.compute(10 ** m('ai-slider').value),
+          lineAI: m('ai-line').location, fill: dot.getAttribute('fill'), color: mk.color[0],
+          stroke: line.getAttribute('stroke'), lineColor: m('ai-line').line_color};
+};"""
+STATE_JS = STATE_JS.replace("() => {", "() => {\n" + LIVE_JS, 1)
+
+
+def assert_drawn(s):
+    """The live layer shows the marker and AI line where the models say, in their colours."""
+    live = s["live"]
+    assert live, "no live layer (svg.rl-live) over the plot"
+    for got, want in zip(live["dot"], live["want"]):
+        assert abs(got - want) < 0.5, live
+    assert abs(live["line"] - live["lineWant"]) < 0.5, live
+    assert math.isclose(live["lineAI"], s["ai"], rel_tol=1e-9), live
+    assert live["fill"] == live["color"] and live["stroke"] == live["lineColor"], live
 
 
 def url_for(kind, site_server, built_site, query=""):
@@ -89,6 +117,7 @@ def test_each_preset_puts_the_marker_at_the_models_ai(lesson):
         assert math.isclose(s["marker"], expected, rel_tol=1e-9), (op.name, s["marker"])
         assert math.isclose(s["ai"], expected, rel_tol=1e-9)
         assert f"{op.name} takes ≥" in s["readout"]
+        assert_drawn(s)
 
 
 def test_hardware_and_precision_move_the_ridge(lesson):
@@ -96,6 +125,8 @@ def test_hardware_and_precision_move_the_ridge(lesson):
     assert round(s["ridge"]) == 295
     s = set_model(lesson, "hardware", "value", "a100-sxm-80gb")
     assert round(s["ridge"]) == 153 and "ridge at 153" in s["verdict"]
+    lesson.page.wait_for_timeout(100)  # the new ranges' repaint places the live layer again
+    assert_drawn(state(lesson))
     s = set_model(lesson, "hardware", "value", "h100-sxm")
     s = set_model(lesson, "precision", "value", "fp8")
     assert 585 <= s["ridge"] <= 595
@@ -165,15 +196,20 @@ def test_url_state_restores_and_hostile_values_are_ignored(kind, site_server, bu
 
 def test_dark_toggle_recolours_the_plot(site_server, open_page):
     w = open_page(site_server.url + LESSON)
-    light = ready(w)["bg"]
+    s = ready(w)
+    light, light_line = s["bg"], s["live"]["stroke"]
     screenshot(w.page, "widget-light")
     w.page.locator("form[data-md-component=palette] label:visible").first.click()
     w.page.wait_for_function(
         "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
     w.page.wait_for_function(
         "() => document.querySelector('.roofline-block').dataset.rooflineTheme === 'dark'")
-    dark = state(w)["bg"]
+    w.page.wait_for_timeout(100)  # the theme's repaint recolours the live layer
+    s = state(w)
+    dark = s["bg"]
     assert dark != light
+    assert_drawn(s)  # the AI line takes the dark palette's muted ink, as Bokeh's lines do
+    assert s["live"]["stroke"] != light_line
     screenshot(w.page, "widget-dark")
     w.assert_clean()
 

@@ -157,13 +157,13 @@ def _build(opts: RooflineSettings, data: dict):
                                 y_offset="dy", text_align="align", text_baseline="baseline",
                                 text_color="color", text_font_size="size",
                                 text_font_style="style", tags=tags))
-    # The reader's point and AI line sit on the overlay level: a slider tick repaints only them.
+    # The reader's point and AI line: roofline.mjs draws them in an SVG layer over the canvas
+    # (a slider tick then repaints no canvas). These models, in the document but on no
+    # renderer, hold what is shown: the point's x, y and colour; the line's AI and its themed
+    # colour (the loader colours "ink-muted" models).
     ai_line = Span(name="ai-line", dimension="height", line_dash="dotted", line_width=1,
                    line_color="#7a8290", tags=["ink-muted"], level="overlay")
-    fig.add_layout(ai_line)
     marker = source("marker", "x", "y", "color")
-    fig.scatter("x", "y", source=marker, size=16, fill_color="color", line_color="#ffffff",
-                line_width=2, marker="circle", level="overlay")
 
     # Stylesheets are models: one set per layout, as a model belongs to one document only.
     widget_css = InlineStyleSheet(css=_WIDGET_CSS)

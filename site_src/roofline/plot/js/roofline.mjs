@@ -76,6 +76,86 @@ const sameAI = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.ab
 
 function writeURL(state) { writeURLSoon((search) => stateQuery(search, state)); }
 
+// ---------------------------------------------------------------- the live layer (per change)
+
+// A slider tick moves only the reader's point and the AI line. Bokeh repaints its canvas for
+// any renderer change, overlay level or not (in software here: 6–40 ms a tick), so these two
+// are drawn in a small SVG laid over the canvas: a tick sets a few attributes and Bokeh paints
+// nothing. The Bokeh models stay the record of what is shown (the `marker` source, the
+// `ai-line` Span with its themed colour); positions come from the plot view's own frame
+// scales, and every Bokeh repaint (new ranges, a resize, a theme) places the layer again.
+const SVG_NS = "http://www.w3.org/2000/svg";
+const layers = new WeakMap(); // fig -> { view, svg, frame, line, dot }
+const viewIndexes = new WeakMap(); // fig -> BokehJS's view index (the CustomJS context's)
+
+function svgElement(name, attrs) {
+  const el = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+
+// The layer of this figure's current view, made on first need; null until a view exists (the
+// loader draws the first frame before embedding; the frame's first layout calls back here).
+function liveLayer(fig) {
+  const have = layers.get(fig);
+  if (have && have.svg.isConnected) return have;
+  const index = viewIndexes.get(fig);
+  if (!index || typeof document === "undefined" || typeof index.find_one !== "function") {
+    return null;
+  }
+  const view = index.find_one(fig);
+  const host = view && view.canvas_view && view.canvas_view.overlays_el;
+  if (!host || !view.frame) return null;
+  const svg = svgElement("svg", { class: "rl-live", "aria-hidden": "true", focusable: "false" });
+  svg.style.cssText = "position:absolute;left:0;top:0;width:100%;height:100%;" +
+                      "overflow:hidden;pointer-events:none";
+  const frame = svgElement("svg", { overflow: "hidden" }); // clips to the frame, as Bokeh does
+  const line = svgElement("line", { "stroke-width": 1, "stroke-dasharray": "2 4" });
+  const dot = svgElement("circle", { r: 8, stroke: "#ffffff", "stroke-width": 2 });
+  frame.append(line, dot);
+  svg.append(frame);
+  host.append(svg);
+  const layer = { view, svg, frame, line, dot, box: "" };
+  layers.set(fig, layer);
+  return layer;
+}
+
+function setAttrs(el, attrs) {
+  for (const k in attrs) {
+    const v = String(attrs[k]);
+    if (el.getAttribute(k) !== v) el.setAttribute(k, v);
+  }
+}
+
+function drawLive(args, layer) {
+  const { frame } = layer.view;
+  const bb = frame.bbox;
+  const d = args.marker.data;
+  if (!bb || !(bb.width > 0) || !d.x || !d.x.length) return;
+  const box = `${bb.left},${bb.top},${bb.width},${bb.height}`;
+  if (layer.box !== box) {
+    setAttrs(layer.frame, { x: bb.left, y: bb.top, width: bb.width, height: bb.height });
+    layer.box = box;
+  }
+  const color = args.ai_line.line_color;
+  const x = frame.x_scale.compute(args.ai_line.location) - bb.left;
+  setAttrs(layer.line, { x1: x, x2: x, y1: 0, y2: bb.height,
+                         stroke: typeof color === "string" ? color : "#7a8290" });
+  setAttrs(layer.dot, { cx: frame.x_scale.compute(d.x[0]) - bb.left,
+                        cy: frame.y_scale.compute(d.y[0]) - bb.top, fill: d.color[0] });
+}
+
+// The per-change hot path: the models first, then (once the plot has a view) the SVG.
+function moveMarker(args, m, ai) {
+  args.marker.data = { x: [m.x], y: [m.y], color: [m.color] };
+  args.ai_line.location = ai;
+  const had = layers.get(args.fig);
+  const layer = liveLayer(args.fig);
+  if (!layer) return;
+  if (layer !== had) layer.view.repainted.connect(() => drawLive(args, layer));
+  drawLive(args, layer);
+}
+
 // Per figure: what was last drawn, whether the first frame is done, the text timer.
 const drawn = new WeakMap();
 const started = new WeakSet();
@@ -203,11 +283,10 @@ function update(args, obj) {
     drawn.set(args.fig, key);
   }
 
-  // The marker and the AI line sit on the overlay level: a slider tick repaints only them.
+  // The marker and the AI line are drawn in the live layer: a slider tick repaints only them.
   const ai = 10 ** slider.value;
   const m = marker(P, st, ai);
-  args.marker.data = { x: [m.x], y: [m.y], color: [m.color] };
-  args.ai_line.location = ai;
+  moveMarker(args, m, ai);
   // Texts and the verdict's class live outside the canvas: any change to them re-lays out the
   // whole Bokeh root (measured: ~160 ms a class flip on this machine), so they, and the one
   // live region, follow once the slider rests; the marker's colour says the bound at once.
@@ -232,7 +311,8 @@ function update(args, obj) {
   }
 }
 
-export default function (args, obj) {
+export default function (args, obj, data, context) {
+  if (context && context.index) viewIndexes.set(args.fig, context.index);
   const { slider, hardware, precision, presets } = args;
   const user = [slider, hardware, precision, presets, args.vector, args.tokens]
     .filter((m) => m).includes(obj);
