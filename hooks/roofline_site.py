@@ -13,12 +13,13 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from roofline.errors import RooflineError
-from roofline.site import build
+from roofline.site import build, stylesheets
 
 # `mkdocs build` renders into a staging folder and swaps it in at the end (see build.publish);
 # `mkdocs serve` keeps its own temporary folder.
 _command: list[str] = []
 _staging: dict[str, Path] = {}
+_css: dict[str, str] = {}  # the joined stylesheet's URI and text, from on_config to on_files
 _undo_log: list = []  # restores MkDocs' log once the staged build is published or discarded
 
 
@@ -33,6 +34,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _staging["stage"] = build.stage_dir(config.site_dir)
         config.site_dir = str(_staging["stage"])
         _undo_log.append(build.log_real_folder(_staging["stage"], _staging["target"]))
+    # One stylesheet of ours per page instead of five (site/stylesheets.py).
+    config.extra_css, uri, text = stylesheets.join(config.extra_css, config.docs_dir)
+    _css.clear()
+    if uri:
+        _css[uri] = text
     return config
 
 
@@ -50,6 +56,7 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
         generated = build.generated_files()
     except RooflineError as exc:
         raise PluginError(f"roofline: {exc}") from None
+    generated.update(_css)
     for uri, content in sorted(generated.items()):
         files.append(File.generated(config, uri, content=content))
     return files

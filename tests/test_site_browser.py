@@ -46,6 +46,23 @@ def test_search_finds_ridge_offline(built_site, open_page):
     w.assert_clean()
 
 
+def test_search_waits_for_the_reader_over_http(site_server, open_page):
+    """Over http Material fetches the search index and starts its worker on every page view;
+    overrides/partials/search-on-demand.html makes them wait until the reader opens search
+    (as Material does from file://). The first view asks for neither; search then works."""
+    w = open_page(site_server.url + LESSON)
+    w.page.wait_for_load_state("networkidle")
+    w.page.wait_for_timeout(300)
+    fetched = "() => performance.getEntriesByType('resource').map((e) => e.name)"
+    first = w.page.evaluate(fetched)
+    assert not [u for u in first if "search_index" in u or "/workers/search." in u], first
+    hits = _search(w, "ridge")
+    assert any("ridge" in h.lower() for h in hits), hits
+    later = w.page.evaluate(fetched)
+    assert [u for u in later if u.endswith("search/search_index.json")], later
+    w.assert_clean()
+
+
 @pytest.mark.parametrize("name, width, scheme", [("lesson-dark", 1280, "dark"),
                                                  ("lesson-412", 412, "light")])
 def test_lesson_screenshots(built_site, open_page, name, width, scheme):
