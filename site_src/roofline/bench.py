@@ -9,264 +9,17 @@ machine's noise would swamp absolute figures. Needs the test extras, Debian chro
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import platform
-import re
-import shutil
-import socket
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-from .plot.bench import IDLE_JS, READY_JS, REPAINT_JS, p95
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync"]
-ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1764633600"}
-LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
-
-
-def _median(xs):
-    return statistics.median(xs)
-
-
-def _build(config: Path, dest: Path, cwd: Path) -> float:
-    t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config),
-                           "-d", str(dest)], cwd=cwd, env=ENV, capture_output=True, text=True)
-    if proc.returncode:
-        raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
-    return time.perf_counter() - t
-
-
-def bare_config(work: Path) -> Path:
-    """The same docs and theme without our plugin, hooks or generated content."""
-    shutil.copytree(ROOT / "docs", work / "docs")
-    text = (ROOT / "mkdocs.yml").read_text()
-    lines = []
-    skip_block = False
-    for line in text.splitlines():
-        if re.match(r"^hooks:", line):
-            skip_block = True
-            continue
-        if skip_block and line.startswith((" ", "-")):
-            continue
-        skip_block = False
-        if re.match(r"^\s*-\s*roofline\s*$", line) or re.match(r"^\s*-\s*roofline:", line):
-            continue
-        lines.append(line)
-    text = "\n".join(lines).replace("strict: true", "strict: false")
-    text = re.sub(r"^watch:.*?(?=^\S)", "", text, flags=re.S | re.M)
-    (work / "mkdocs.yml").write_text(text)
-    return work / "mkdocs.yml"
-
-
-def bench_build(runs: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        bare = bare_config(tmp / "bare")
-        ours = [_build(ROOT / "mkdocs.yml", tmp / f"ours{i}", ROOT) for i in range(runs)]
-        plain = [_build(bare, tmp / f"bare{i}", tmp / "bare") for i in range(runs)]
-    return {"ours_s": _median(ours), "bare_s": _median(plain),
-            "ratio": _median(ours) / _median(plain), "runs": runs}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def bench_serve(edits: int) -> dict:
-    """Edit a page under `mkdocs serve` and time until the served page carries the edit."""
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp) / "proj"
-        shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(
-            "node_modules", ".git", "site", "test-output", "*.egg-info", "__pycache__"))
-        port = _free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a",
-                                 f"127.0.0.1:{port}", "-q"],
-                                cwd=work, env=ENV, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-        url = f"http://127.0.0.1:{port}/"
-        try:
-            _wait(lambda: _get(url) is not None, 120)
-            page = work / "docs" / "index.md"
-            times = []
-            for i in range(edits):
-                marker = f"bench-edit-{i}-{time.time_ns()}"
-                page.write_text(page.read_text() + f"\n\n{marker}\n")
-                t = time.perf_counter()
-                _wait(lambda: marker in (_get(url) or ""), 120)
-                times.append(time.perf_counter() - t)
-        finally:
-            proc.terminate()
-            proc.wait(10)
-    return {"median_s": _median(times), "max_s": max(times), "edits": edits}
-
-
-def _get(url: str) -> str | None:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.read().decode("utf-8", "replace")
-    except Exception:
-        return None
-
-
-def _wait(cond, timeout: float) -> None:
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise SystemExit("timed out waiting")
-
-
-_COMPRESSIBLE = {".html", ".js", ".css", ".json", ".svg", ".xml", ".txt", ".csv"}
-
-
-def _serve(site: Path):
-    import functools
-    import http.server
-    import threading
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        """Serves gzip to clients that accept it, as any static host does: page weights and
-        Lighthouse then see what a reader downloads, not the raw bytes."""
-
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            path = Path(self.translate_path(self.path))
-            if path.is_dir():
-                path = path / "index.html"
-            accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-            if not (accepts and path.is_file() and path.suffix in _COMPRESSIBLE):
-                return super().do_GET()
-            body = gzip.compress(path.read_bytes(), 6, mtime=0)
-            self.send_response(200)
-            self.send_header("Content-Type", self.guess_type(str(path)))
-            self.send_header("Content-Encoding", "gzip")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(Quiet, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
-
-
-def _sizes(site: Path, paths: set[str]) -> tuple[int, int]:
-    raw = gz = 0
-    for rel in paths:
-        data = (site / rel).read_bytes()
-        raw += len(data)
-        gz += len(gzip.compress(data, 9, mtime=0))
-    return raw, gz
-
-
-def _weights(browser, base: str, site: Path) -> dict:
-    """Page weight: what loads before scrolling, then after the plot has loaded."""
-    out: dict = {}
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    seen: list[str] = []
-    page.on("requestfinished", lambda r: seen.append(r.url))
-    page.goto(base + LESSON)
-    page.wait_for_load_state("networkidle")
-    first = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
-    page.evaluate("document.querySelector('.roofline-block').scrollIntoView()")
-    page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=30000)
-    page.wait_for_load_state("networkidle")
-    full = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
-    first = {p if p else "index.html" for p in first}
-    full = {p if p else "index.html" for p in full}
-    out["first_view"] = dict(zip(("raw", "gzip"), _sizes(site, first)), files=len(first))
-    out["full"] = dict(zip(("raw", "gzip"), _sizes(site, full)), files=len(full))
-    out["full_files"] = sorted(full)
-    out["first_files"] = sorted(first)
-    page.close()
-    return out
-
-
-def bench_browser(site: Path, runs: int, changes: int) -> dict:
-    from playwright.sync_api import sync_playwright
-
-    httpd, base = _serve(site)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        out = _weights(browser, base, site)
-        # plot ready: navigation start → first frame drawn after the loader embedded the plot,
-        # with the plot in view at load (the §6 anchor)
-        ready = []
-        for _ in range(runs):
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(base + LESSON + "#6-drive-the-roofline")
-            ready.append(page.evaluate(READY_JS))
-            page.close()
-        out["plot_ready_ms"] = {"median": _median(ready), "p95": p95(ready), "runs": runs}
-        # slider → repainted frame, through the public `ai-slider` model
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(base + LESSON + "#6-drive-the-roofline")
-        page.evaluate(READY_JS)
-        lat = page.evaluate(REPAINT_JS, changes)
-        idle = page.evaluate(IDLE_JS, changes)
-        out["slider_ms"] = {"median": _median(lat), "p95": p95(lat), "changes": len(lat),
-                            "idle_median": _median(idle), "idle_p95": p95(idle)}
-        browser.close()
-    httpd.shutdown()
-    return out
-
-
-def bench_lighthouse(site: Path, runs: int) -> dict | None:
-    lh = ROOT / "node_modules" / ".bin" / "lighthouse"
-    if not lh.exists():
-        return None
-    httpd, base = _serve(site)
-    url = base + LESSON
-    scores: dict[str, list[float]] = {}
-    metrics: dict[str, list[float]] = {}
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            report = Path(tmp) / "lh.json"
-            subprocess.run([str(lh), url, "--quiet", "--output=json", f"--output-path={report}",
-                            "--only-categories=performance,accessibility,best-practices,seo",
-                            "--chrome-flags=--headless --no-sandbox --disable-gpu"],
-                           env={**ENV, "CHROME_PATH": CHROMIUM}, capture_output=True, timeout=300)
-            if not report.exists():
-                continue
-            data = json.loads(report.read_text())
-        for key, cat in data["categories"].items():
-            scores.setdefault(key, []).append(round(cat["score"] * 100))
-        for m in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
-                  "cumulative-layout-shift"):
-            metrics.setdefault(m, []).append(data["audits"][m]["numericValue"])
-    httpd.shutdown()
-    if not scores:
-        return None
-    return {"scores": {k: _median(v) for k, v in scores.items()},
-            "metrics": {k: _median(v) for k, v in metrics.items()}, "runs": runs}
-
-
-def bench_measure_quick(runs: int) -> dict:
-    """Wall time of `roofline measure --quick` (issue: under a minute on two cores)."""
-    times = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(runs):
-            t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "roofline", "measure", "--quick", "--no-progress",
-                            "--out", str(Path(tmp) / "m.json")], check=True, capture_output=True)
-            times.append(time.perf_counter() - t)
-    return {"median_s": _median(times), "max_s": max(times), "runs": runs}
+from .benchbrowser import bench_browser, bench_lighthouse, lighthouse_once, lighthouse_summary
+from .benchsite import (ARGS, CHROMIUM, LESSON, ROOT, bench_build, bench_measure_quick,
+                        bench_serve, build_rev, build_site, serve_site, weights)
 
 
 NOTES = """
@@ -346,25 +99,33 @@ def write_report(results: dict, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _load() -> str:
+def lighthouse_rows(results: list[dict], row) -> list[str]:
+    """The widget study's Lighthouse rows (medians of the interleaved runs), if it ran."""
+    if not all(r.get("lighthouse") for r in results):
+        return []
+    sc = lambda r, k: r["lighthouse"]["scores"].get(k)  # noqa: E731
+    me = lambda r, k: r["lighthouse"]["metrics"].get(k, 0)  # noqa: E731
+    top = lambda r: ", ".join(f"{k} {v:.0f}" for k, v in sorted(  # noqa: E731
+        r["lighthouse"]["main_thread"].items(), key=lambda kv: -kv[1])[:3])
+    return [
+        row("Lighthouse mobile: performance / accessibility / best practices / SEO", lambda r:
+            f"**{sc(r, 'performance')}** / {sc(r, 'accessibility')} / "
+            f"{sc(r, 'best-practices')} / {sc(r, 'seo')} ({r['lighthouse']['runs']} runs)",
+            "≥ 95 / 100 / 100 / 100"),
+        row("Lighthouse FCP / LCP / TBT / Speed Index / CLS", lambda r:
+            f"{me(r, 'first-contentful-paint'):.0f} / {me(r, 'largest-contentful-paint'):.0f} / "
+            f"**{me(r, 'total-blocking-time'):.0f}** / {me(r, 'speed-index'):.0f} ms / "
+            f"{me(r, 'cumulative-layout-shift'):.3f}", "—"),
+        row("Lighthouse main-thread work (ms, top 3)", top, "—"),
+    ]
+
+
+def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _build_rev(rev: str, work: Path, dest: Path) -> None:
-    """Build the site as commit `rev` had it (its package, hooks and docs), for a baseline."""
-    src = work / "src"
-    src.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
-    env = {**ENV, "PYTHONPATH": str(src / "site_src")}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(dest)],
-                          cwd=src, env=env, capture_output=True, text=True)
-    if proc.returncode:
-        raise SystemExit(f"baseline build failed: {proc.stderr[-2000:]}")
-
-
-def bench_widget(runs: int, changes: int, out: Path, baseline: str | None = None) -> dict:
+def bench_widget(runs: int, changes: int, out: Path, baseline: str | None = None,
+                 lighthouse: int = 0) -> dict:
     """The widget study (#12): first-view weight, static SVG at first paint, jump to §6 →
     interactive, slider frame p95 and main-thread CPU per change against no-change frames;
     with `baseline` (a commit), the same figures for that commit's site, interleaved run by
@@ -373,27 +134,33 @@ def bench_widget(runs: int, changes: int, out: Path, baseline: str | None = None
 
     from .plot.bench import widget_study
 
-    load_before = _load()
+    load_before = load_average()
     names = ["this tree"] + ([f"`{baseline}`"] if baseline else [])
     with tempfile.TemporaryDirectory() as tmp:
         sites = [Path(tmp) / "site"]
-        _build(ROOT / "mkdocs.yml", sites[0], ROOT)
+        build_site(ROOT / "mkdocs.yml", sites[0], ROOT)
         if baseline:
             sites.append(Path(tmp) / "base-site")
-            _build_rev(baseline, Path(tmp) / "base", sites[1])
-        servers = [_serve(site) for site in sites]
-        weights = []
+            build_rev(baseline, Path(tmp) / "base", sites[1])
+        servers = [serve_site(site) for site in sites]
+        weighed = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             for (_, base), site in zip(servers, sites):
-                weights.append(_weights(browser, base, site))
+                weighed.append(weights(browser, base, site))
             browser.close()
         results = widget_study([base for _, base in servers], LESSON, runs, changes)
+        # Lighthouse too, interleaved site by site, when asked (about 30 s a run here)
+        lh = [[] for _ in servers]
+        for _ in range(lighthouse):
+            for k, (_, base) in enumerate(servers):
+                lh[k].append(lighthouse_once(base + LESSON))
         for httpd, _ in servers:
             httpd.shutdown()
-    for r, w in zip(results, weights):
+    for r, w, runs_lh in zip(results, weighed, lh):
+        r["lighthouse"] = lighthouse_summary(runs_lh)
         r.update(first_view=w["first_view"], full=w["full"], first_files=w["first_files"])
-    load = f"{load_before} → {_load()}"
+    load = f"{load_before} → {load_average()}"
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     kb = lambda n: f"{n / 1000:,.1f} KB"  # noqa: E731
     cols = " | ".join(names)
@@ -404,7 +171,8 @@ def bench_widget(runs: int, changes: int, out: Path, baseline: str | None = None
     section = [
         "", f"## Widget study, {when} (#12: JS draws every frame, static SVG, fast loader)", "",
         f"`python -m roofline.bench --widget --runs {runs}"
-        + (f" --baseline {baseline}`" if baseline else "`")
+        + (f" --baseline {baseline}" if baseline else "")
+        + (f" --lighthouse {lighthouse}`" if lighthouse else "`")
         + f": medians of {runs} runs per site, interleaved run by run (each run: one load with "
         "§6 in view, then one load whose reader scrolls a screen and jumps to §6). Load average "
         f"(1, 5, 15 min) {load}: the 2-core machine was shared with other helpers' builds and "
@@ -427,6 +195,7 @@ def bench_widget(runs: int, changes: int, out: Path, baseline: str | None = None
         row("Main-thread CPU per slider change", lambda r:
             f"**{r['cpu_per_change_ms']:.1f} ms** ({r['change_cpu_ms']:.1f} − "
             f"{r['idle_cpu_ms']:.1f})", "≤ 10 ms"),
+    ] + lighthouse_rows(results, row) + [
         "", f"CPU per change is Chromium's TaskDuration (CDP) over {changes} changes one frame "
         "apart, minus the same number of frames with no change. First-view files (this tree): "
         + ", ".join(f"`{f}`" for f in results[0]["first_files"]), "",
@@ -445,9 +214,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="only the widget study, appended to --out as a dated section")
     ap.add_argument("--baseline", metavar="REV",
                     help="with --widget: also measure the site as commit REV built it")
+    ap.add_argument("--lighthouse", type=int, default=0, metavar="N",
+                    help="with --widget: also N Lighthouse (mobile) runs per site, interleaved")
     args = ap.parse_args(argv)
     if args.widget:
-        r = bench_widget(max(5, args.runs), args.changes, Path(args.out), args.baseline)
+        r = bench_widget(max(5, args.runs), args.changes, Path(args.out), args.baseline,
+                         args.lighthouse)
         print(json.dumps(r, indent=1), file=sys.stderr)
         return 0
     results: dict = {"when": time.strftime("%Y-%m-%d"),
@@ -461,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     results["measure"] = bench_measure_quick(args.runs)
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
-        _build(ROOT / "mkdocs.yml", site, ROOT)
+        build_site(ROOT / "mkdocs.yml", site, ROOT)
         print("browser …", file=sys.stderr)
         results["browser"] = bench_browser(site, max(5, args.runs), args.changes)
         print("lighthouse …", file=sys.stderr)
