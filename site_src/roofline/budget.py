@@ -23,7 +23,7 @@ from .errors import RooflineError
 from .maths import time_lower_bound
 from .memory import Memory, Sharding, step_memory, what_fits
 from .ops import ATTENTION, GEMM
-from .transformer import PHASES, TransformerConfig
+from .transformer import TransformerConfig, check_run
 
 
 @functools.lru_cache(maxsize=4)
@@ -329,12 +329,7 @@ def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Acceler
     """The time budget of one step; `b` is the precision's bytes per element. No
     `assumptions`: the defaults, read now (an edit to data/overhead.toml is seen)."""
     assumptions = Assumptions() if assumptions is None else assumptions
-    if phase not in PHASES:
-        from .errors import unknown_id
-        raise unknown_id("phase", phase, list(PHASES))
-    for key, value in (("batch", batch), ("seq", seq)):
-        if not (isinstance(value, int) and value > 0):
-            raise RooflineError(f"must be a positive integer, got {value!r}", field=key)
+    check_run(phase, batch, seq)
     hw.peak(precision)
     fusions = check_fusions(fusions)
     kernels, placed = step_kernels(cfg, phase, batch, seq, b, fusions)

@@ -45,7 +45,9 @@ class TransformerConfig:
         return self.layers * self.params_per_layer + 2 * self.vocab * self.d_model + self.d_model
 
 
-def _check_run(phase: str, batch: int, seq: int) -> None:
+def check_run(phase: str, batch: int, seq: int) -> None:
+    """A phase we model and a positive whole batch and sequence length, else a RooflineError
+    naming the field (layer_ops and roofline.budget.budget both check their run with it)."""
     if phase not in PHASES:
         raise unknown_id("phase", phase, list(PHASES))
     for key, value in (("batch", batch), ("seq", seq)):
@@ -57,7 +59,7 @@ def layer_ops(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float
               *, flash: bool = False, conv: Conventions = Conventions()) -> list[Op]:
     """The forward ops of one decoder layer. train/prefill: batch × seq tokens attend over seq;
     decode: batch new tokens attend over a KV cache of seq tokens."""
-    _check_run(phase, batch, seq)
+    check_run(phase, batch, seq)
     tokens = batch * (1 if phase == "decode" else seq)
     q_len = 1 if phase == "decode" else seq
     d, kv, f = cfg.d_model, cfg.kv_dim, cfg.ffn
