@@ -3,7 +3,7 @@
 // (imports dropped); node imports it as is (tests/js/scene.test.mjs).
 import { bandwidth, num, tflops } from "./format.mjs";
 import { attainable, bound, place, roofXY } from "./maths.mjs";
-import { launchBottom, launchLine, tokensPoints } from "./scene_tokens.mjs";
+import { launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
@@ -159,7 +159,7 @@ export function scene(P, st, frame) {
                     style: "normal", color: "muted", text: P.ops[ids[j]].short, at });
     });
   }
-  const projections = tokensPoints(P, st, peak, bw, labels);
+  const projections = tokensLabels(P, tokensPoints(P, st, peak, bw), labels);
   const launch = launchLine(P, st, peak, yr, labels);
   const avoid = { x: points.x.concat(projections.x), y: points.y.concat(projections.y) };
   return {
@@ -178,3 +178,32 @@ export function marker(P, st, ai) {
            color: b === "memory" ? P.colors.memory : P.colors.compute };
 }
 
+// The tokens slider's ops (scene_tokens.mjs) labelled like the zoo's points, a row each where
+// they meet; returns the points without their texts.
+function tokensLabels(P, pts, labels) {
+  for (const g of groupPoints(pts.x)) {
+    g.forEach((j, rank) => {
+      const at = [];
+      for (let row = rank; row < rank + 4; row += 1) {
+        const dy = 8 + 14 * row;
+        at.push(BELOW(8, dy, "left"), ABOVE(-8, dy, "right"), BELOW(-8, dy, "right"),
+                ABOVE(8, dy, "left"));
+      }
+      labels.push({ key: `proj-${pts.op[j]}`, x: pts.x[g[0]], y: pts.y[g[0]], size: 11,
+                    style: "bold", color: P.colors.projection, text: pts.text[j], at });
+    });
+  }
+  return { x: pts.x, y: pts.y, op: pts.op, color: pts.color };
+}
+
+// The selected op's launch floor as a flat line across the plot, labelled with its basis.
+function launchLine(P, st, peak, yr, labels) {
+  const y = launchY(P, st, peak, yr);
+  if (y === null) return { x: [], y: [] };
+  const [x0, x1] = P.x;
+  labels.push({ key: "launch", x: x1, y, size: 11, style: "normal", color: "ink",
+                text: launchLabel(P, y),
+                at: [BELOW(-4, 4, "right"), ABOVE(-4, 4, "right"), BELOW(-4, 18, "right"),
+                     ABOVE(-4, 18, "right")] });
+  return { x: [x0, x1], y: [y, y] };
+}

@@ -2,10 +2,9 @@
 // projection GEMMs and RMSNorm at T tokens per step (costs affine in T, from
 // widgets/roofline.tokens_ops), and the selected op's launch floor, attainable ≤ FLOPs / launch
 // time (data/overhead.toml). Mirrors roofline.plot.scene's tokens_cost … _launch, pinned by
-// tests/cases/scene_cases.json. Joined into the widget's one module with scene.mjs.
+// tests/cases/scene_cases.json. Pure data: scene.mjs, which imports it, lays out the labels.
 import { num, seconds, tflops } from "./format.mjs";
 import { place, timeLowerBound } from "./maths.mjs";
-import { ABOVE, BELOW, groupPoints } from "./scene.mjs";
 
 
 // [FLOPs, bytes] at `tokens` per step of a tokens op's affine cost [f0, f1, b0, b1].
@@ -63,44 +62,32 @@ export function launchBottom(P, prec) {
     (P.launch.seconds * 1e12 * 2);
 }
 
-export function tokensPoints(P, st, peak, bw, labels) {
+// The tokens slider's ops at st.tokens as points {x, y, op, color} (coloured by bound), and
+// their texts by id; scene.mjs labels them.
+export function tokensPoints(P, st, peak, bw) {
   const ops = tokensOps(P, st.precision, st.tokens);
-  const out = { x: [], y: [], op: [], color: [] };
+  const out = { x: [], y: [], op: [], color: [], text: [] };
   for (const [id, op] of Object.entries(ops)) {
     const pl = place(op.cost[st.precision], peak, bw);
     out.x.push(pl.ai);
     out.y.push(pl.attainable / 1e12);
     out.op.push(id);
     out.color.push(P.colors[pl.bound]);
-  }
-  for (const g of groupPoints(out.x)) {
-    g.forEach((j, rank) => {
-      const at = [];
-      for (let row = rank; row < rank + 4; row += 1) {
-        const dy = 8 + 14 * row;
-        at.push(BELOW(8, dy, "left"), ABOVE(-8, dy, "right"), BELOW(-8, dy, "right"),
-                ABOVE(8, dy, "left"));
-      }
-      labels.push({ key: `proj-${out.op[j]}`, x: out.x[g[0]], y: out.y[g[0]], size: 11,
-                    style: "bold", color: P.colors.projection, text: ops[out.op[j]].short, at });
-    });
+    out.text.push(op.short);
   }
   return out;
 }
 
-// The selected op's launch floor: attainable ≤ FLOPs / launch time, a flat line across the
-// plot where it lies under the roof and inside the frame.
-export function launchLine(P, st, peak, yr, labels) {
+// The selected op's launch floor, attainable ≤ FLOPs / launch time, in TFLOP/s: null unless it
+// lies under the roof and inside the frame (then scene.mjs draws it as a flat line).
+export function launchY(P, st, peak, yr) {
   const cap = launchCap(P, opCost(P, st));
-  const [x0, x1] = P.x;
-  if (cap === null || !(yr[0] < cap / 1e12 && cap / 1e12 < peak / 1e12)) return { x: [], y: [] };
-  const y = cap / 1e12;
-  labels.push({ key: "launch", x: x1, y, size: 11, style: "normal", color: "ink",
-                text: `launch floor ${seconds(P.launch.seconds)} (${P.launch.basis}): ` +
-                  `≤ ${tflops(cap)}`,
-                at: [BELOW(-4, 4, "right"), ABOVE(-4, 4, "right"), BELOW(-4, 18, "right"),
-                     ABOVE(-4, 18, "right")] });
-  return { x: [x0, x1], y: [y, y] };
+  if (cap === null || !(yr[0] < cap / 1e12 && cap / 1e12 < peak / 1e12)) return null;
+  return cap / 1e12;
+}
+
+export function launchLabel(P, y) {
+  return `launch floor ${seconds(P.launch.seconds)} (${P.launch.basis}): ≤ ${tflops(y * 1e12)}`;
 }
 
 // ---------------------------------------------------------------- the widget's tokens control
