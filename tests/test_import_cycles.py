@@ -11,18 +11,9 @@ import pytest
 from importgraph import cycles, graph, js_graph
 
 PACKAGE = Path(__file__).resolve().parent.parent / "site_src" / "roofline"
-KNOWN: list[list[str]] = [
-    # site/qa.py imports site/teach.py at its end so the teaching markers register; teach.py
-    # imports qa's helpers lazily. The teaching helper's to untangle (e.g. site/build.py
-    # imports teach itself); listed so a NEW cycle still fails.
-    ["roofline.site.qa", "roofline.site.teach"],
-]
+KNOWN: list[list[str]] = []
 JS = PACKAGE / "plot" / "js"
-KNOWN_JS: list[list[str]] = [
-    # scene_tokens.mjs takes ABOVE, BELOW and groupPoints from scene.mjs, which takes the tokens
-    # points and launch line from it: helper E (#15) moves the shared label placements out.
-    ["scene.mjs", "scene_tokens.mjs"],
-]
+KNOWN_JS: list[list[str]] = []
 
 
 @pytest.fixture(scope="module")
