@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import _toml
-from . import budget_text, departures, lesson_parts, numbers, pages, qa  # noqa: F401,E501
+from . import budget_text, departures, lesson_parts, numbers, pages, qa, teach  # noqa: F401,E501
 from .context import load_context
 from .markers import expand
 

@@ -5,53 +5,15 @@ expanded with the data file and entry named on any error."""
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
-from pathlib import Path
 
 from .. import _toml
 from .._toml import Fields
 from ..errors import RooflineError
 from .context import Context
+from .entries import entry_text as _text
+from .entries import indent as _indent
+from .entries import load_entries
 from .markers import expand, marker
-
-
-@dataclass(frozen=True)
-class Entry:
-    id: str
-    fields: dict[str, str]
-
-
-def load_entries(name: str, table: str, keys: tuple[str, ...], optional: tuple[str, ...] = (),
-                 path: Path | None = None) -> tuple[Path, list[Entry]]:
-    path = path or _toml.DATA_DIR / f"{name}.toml"
-    data = _toml.load(path)
-    raw = data.get(table)
-    if not isinstance(raw, list) or not raw:
-        raise RooflineError(f"no [[{table}]] entries", where=str(path), field=table)
-    out, seen = [], set()
-    for i, item in enumerate(raw):
-        f = Fields(item, where=str(path), entry=str(item.get("id", f"#{i}"))
-                   if isinstance(item, dict) else f"#{i}")
-        fields = {k: f.get(k, str) for k in keys}
-        fields.update({k: f.get(k, str) for k in optional if k in f.table})
-        entry = Entry(f.get("id", str), fields)
-        f.finish()
-        for k, v in entry.fields.items():
-            if not v.strip():
-                raise RooflineError("empty text", where=str(path), entry=entry.id, field=k)
-        if entry.id in seen:
-            raise RooflineError("duplicate id", where=str(path), entry=entry.id, field="id")
-        seen.add(entry.id)
-        out.append(entry)
-    return path, out
-
-
-def _text(ctx: Context, path: Path, entry: Entry, key: str) -> str:
-    return expand(entry.fields[key], ctx, f"{path} [{entry.id}].{key}").strip()
-
-
-def _indent(text: str, n: int = 4) -> str:
-    return "\n".join((" " * n + line) if line else "" for line in text.split("\n"))
 
 
 @marker("prompts", block=True)
@@ -130,8 +92,3 @@ def checklist(ctx: Context) -> str:
              f"{html.escape(expand(x, ctx, f'{path} [checklist].items[{i}]'), quote=False)}"
              "</label></li>" for i, x in enumerate(items)]
     return '\n<ul class="rl-checklist">\n' + "\n".join(lines) + "\n</ul>\n"
-
-
-# The teaching markers (worked derivations, tokens rule, FLOPs vs time, launch floor) register
-# with the lesson's other written parts.
-from . import teach  # noqa: E402,F401
