@@ -74,3 +74,70 @@ def test_static_chart_labels_never_collide():
         boxes = [b for _, b, *_ in chart.place_labels()] + [b for _, b, _, _ in chart.line_labels()]
         assert len(boxes) >= 9
         assert boxes_collide(boxes, chart.frame) == [], chart.width
+
+
+# --- the measurement overlay: its labels laid out with the scene's, in every widget state -----
+
+def overlay_problems(layout=None) -> tuple[list[str], int]:
+    """(problems, scenes walked): the bundled measurement over every hardware × precision ×
+    vector toggle, desktop and phone frames; no overlay label may meet a scene label, a scene
+    point, another overlay label or the frame's edge. `layout` replaces the overlay's layout
+    (a seeded defect)."""
+    from roofline.plot import measured
+    from roofline.widgets.roofline import RooflineSettings
+    cat, zoo = default_catalog(), default_zoo()
+    doc = measured.load_measurement("measurement-build-machine.json")
+    layout = layout or measured.layout_overlay
+    problems, n = [], 0
+    for a in cat:
+        for prec in a.peaks:
+            opts = RooflineSettings(hardware=a.id, precision=prec,
+                                    measurement="measurement-build-machine.json")
+            data = widget.drawing_payload(opts, cat, zoo)
+            overlay = measured.overlay_data(doc, *data["x"])
+            for vector in (False, True):
+                st = {**data["state"], "vector": vector}
+                for frame in FRAMES:
+                    n += 1
+                    S = scene.scene(data, st, frame)
+                    taken = measured.scene_boxes(S, *frame)
+                    placed = [lab for lab in layout(overlay, S["x"], S["y"], *frame, taken)
+                              if lab["shown"]]
+                    boxes = [Box(*lab["box"]) for lab in placed]
+                    for i, j in boxes_collide(boxes, Box(0, 0, *frame)):
+                        other = placed[j]["text"] if j >= 0 else "the frame's edge"
+                        problems.append(f"{a.id} {prec} vector={vector} {frame}: "
+                                        f"'{placed[i]['text']}' meets {other}")
+                    for lab, b in zip(placed, boxes):
+                        if any(b.overlaps(Box(*t), pad=0) for t in taken):
+                            problems.append(f"{a.id} {prec} vector={vector} {frame}: "
+                                            f"'{lab['text']}' lies on a scene label or point")
+    return problems, n
+
+
+def test_no_measurement_label_collides_in_any_state():
+    problems, n = overlay_problems()
+    assert n >= 40
+    assert problems == [], f"{len(problems)} problems in {n} scenes:\n" + "\n".join(problems[:20])
+
+
+def test_seeded_overlay_collision_is_reported():
+    """The old overlay drew each label at one fixed offset whatever lay there (Softmax and GELU
+    printed as 'SoftGELU'): a layout that ignores what is placed must be reported."""
+    from roofline.plot import measured, scene as sc
+
+    def blind(overlay, xr, yr, w, h, taken=None):
+        return sc.layout_labels(measured.overlay_labels(overlay), xr, yr, w, h)
+
+    def fixed(overlay, xr, yr, w, h, taken=None):  # first candidate always, as before
+        out = []
+        for lab in measured.overlay_labels(overlay):
+            sx, sy = sc.to_px(lab["x"], lab["y"], xr, yr, w, h)
+            c = lab["at"][0]
+            out.append({**lab, **c, "box": sc.label_box(lab["text"], lab["size"], sx, sy, c),
+                        "shown": True})
+        return out
+
+    for seeded in (blind, fixed):
+        problems, _ = overlay_problems(seeded)
+        assert any("meets" in p or "lies on" in p for p in problems), seeded.__name__

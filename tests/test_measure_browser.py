@@ -26,6 +26,7 @@ STATE_JS = """() => {
   const ys = Array.from(pts.y).concat(roofs.ys.flat());
   const r = m('roofline-figure').y_range;
   return {points: pts.x.length, labels: Array.from(pts.text).filter((t) => t),
+          drawn: Array.from(m('measured-labels').data.text),
           roofs: roofs.xs.length, status: m('measurement-status').text,
           minY: Math.min(...ys), maxY: Math.max(...ys), start: r.start, end: r.end};
 }"""
@@ -90,6 +91,8 @@ def test_a_picked_measurement_replaces_the_overlay_and_stays_in_view(measure_pag
     assert s["status"].endswith("(from mine.json, read in this browser only)")
     assert s["points"] == len(picked["ops"])
     assert s["labels"] == list(dict.fromkeys(op["label"] for op in picked["ops"]))
+    # its labels were laid out again (labels.mjs): every op family named at 1280 px
+    assert set(s["labels"]) <= set(s["drawn"]), s["drawn"]
     assert s["start"] <= s["minY"] and s["end"] >= s["maxY"]
     # The widget resets its y range on every change; the overlay must stay in view.
     w.page.evaluate("window.roofline.documents[0].get_model_by_name('hardware').value = 'b200'")

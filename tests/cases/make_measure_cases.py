@@ -4,7 +4,7 @@ import datetime as dt
 import json
 
 from roofline.measure import measure
-from roofline.plot.measured import overlay_data, summary_text, y_bounds
+from roofline.plot.measured import layout_overlay, overlay_data, summary_text, y_bounds
 
 base = measure("cpu", "tiny", label="Case-file machine", progress=False,
                now=lambda: dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc))
@@ -41,11 +41,18 @@ invalid = [
 ]
 x0, x1 = 0.01, 10000.0
 overlay = overlay_data(base, x0, x1)
+# The overlay's labels laid out by the scene's layout, around boxes already taken (a stand-in
+# for the scene's labels), in a desktop and a phone frame: node's layoutOverlay must agree.
+yr = y_bounds(overlay)
+taken = [[0, 0, 200, 20], [300, 150, 420, 170]]
+layouts = [{"frame": list(frame), "y": yr, "taken": taken,
+            "expected": layout_overlay(overlay, [x0, x1], yr, *frame, taken)}
+           for frame in ((610, 330), (300, 330))]
 cases = {"$comment": __doc__.strip() + " Made by measure('cpu', 'tiny'); regenerate with "
          "python tests/cases/make_measure_cases.py.",
          "base": base, "invalid": invalid,
          "overlay": {"x0": x0, "x1": x1, "expected": overlay, "y_bounds": y_bounds(overlay),
-                     "summary": summary_text(base)}}
+                     "summary": summary_text(base), "layouts": layouts}}
 with open("tests/cases/measure_cases.json", "w", encoding="utf-8") as fh:
     json.dump(cases, fh, indent=1, ensure_ascii=False)
     fh.write("\n")

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 
 import * as sceneJs from "../../site_src/roofline/plot/js/scene.mjs";
 import * as tokensJs from "../../site_src/roofline/plot/js/scene_tokens.mjs";
+import * as lay from "../../site_src/roofline/plot/js/labels.mjs";
 
 const rl = { ...sceneJs, ...tokensJs };
 
@@ -54,18 +55,18 @@ test("shown labels stay inside the frame and never overlap", () => {
     const boxes = rl.scene(P, c.state, c.frame).labels.filter((l) => l.shown).map((l) => l.box);
     for (const [i, b] of boxes.entries()) {
       assert.ok(b[0] >= 0 && b[1] >= 0 && b[2] <= c.frame[0] && b[3] <= c.frame[1]);
-      for (const o of boxes.slice(i + 1)) assert.ok(!rl.overlaps(b, o, 0), `${b} ~ ${o}`);
+      for (const o of boxes.slice(i + 1)) assert.ok(!lay.overlaps(b, o, 0), `${b} ~ ${o}`);
     }
   }
 });
 
 test("a seeded collision is caught by the overlap check the layout relies on", () => {
-  const a = rl.labelBox("GEMM (training)", 11, 100, 100, { dx: 6, dy: 7, align: "left",
+  const a = lay.labelBox("GEMM (training)", 11, 100, 100, { dx: 6, dy: 7, align: "left",
                                                           baseline: "bottom" });
-  const b = rl.labelBox("Softmax", 11, 120, 100, { dx: 6, dy: 7, align: "left",
+  const b = lay.labelBox("Softmax", 11, 120, 100, { dx: 6, dy: 7, align: "left",
                                                   baseline: "bottom" });
-  assert.ok(rl.overlaps(a, b, 0));
-  const [l1, l2] = rl.layoutLabels(
+  assert.ok(lay.overlaps(a, b, 0));
+  const [l1, l2] = lay.layoutLabels(
     [{ x: 1, y: 1, text: "aaaa", size: 11, at: [{ dx: 0, dy: 0, align: "left", baseline: "top" }] },
      { x: 1, y: 1, text: "bbbb", size: 11, at: [{ dx: 0, dy: 0, align: "left", baseline: "top" }] }],
     [0.1, 10], [0.1, 10], 200, 200);

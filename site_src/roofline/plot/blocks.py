@@ -15,9 +15,14 @@ def roofline_block(settings: RooflineSettings, *, label: str = "") -> str:
     from .embed import block
     from .svg import render_responsive
     from .widget import build_layout, drawing_payload
+    data = drawing_payload(settings)
+    overlay = None
+    if settings.measurement is not None:  # the static drawing shows the measurement too
+        from .measured import load_measurement, overlay_data
+        overlay = overlay_data(load_measurement(settings.measurement), *data["x"])
     return block(build_layout(settings), height_px=settings.height_px,
                  label=label or settings.label,
-                 static=render_responsive(drawing_payload(settings), height_px=settings.height))
+                 static=render_responsive(data, height_px=settings.height, overlay=overlay))
 
 
 def measurement_block(settings: MeasurementTableSettings) -> str:

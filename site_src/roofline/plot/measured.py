@@ -22,6 +22,7 @@ from ..measure.schema import schema
 from ..widgets.measurement import (PICKER_HEIGHT_PX, TABLES, MeasurementTableSettings,
                                    load_measurement)
 from . import jsmodule
+from .scene import POINT_R, layout_labels, to_px
 
 JS = Path(__file__).parent / "js" / "measure.mjs"
 COLOR = "#d9480f"
@@ -95,6 +96,69 @@ def overlay_data(doc: dict, x0: float, x1: float) -> dict:
     return {"roofs": roofs, "labels": labels, "points": points}
 
 
+# ---------------------------------------------------------------- its labels, laid out with the scene's
+
+def _at(dx: float, dy: float, align: str, baseline: str) -> dict:
+    return {"dx": dx, "dy": dy, "align": align, "baseline": baseline}
+
+
+def overlay_labels(overlay: dict) -> list[dict]:
+    """The overlay's labels as the scene's label layout takes them (plot/scene.layout_labels):
+    each roof's and diagonal's on its preferred side of its line first, then the other side,
+    then a row further out; each measured op family's beside its point, then in rows over and
+    under it. Roof labels first: they name the lines the points are read against."""
+    lab = overlay["labels"]
+    out = []
+    for i, (x, y, text, align, dy) in enumerate(zip(lab["x"], lab["y"], lab["text"],
+                                                  lab["align"], lab["dy"])):
+        over, under = _at(-2, 4, align, "bottom"), _at(-2, -4, align, "top")
+        first, second = (over, under) if dy > 0 else (under, over)
+        far = [_at(-2, d, align, "bottom" if d > 0 else "top") for d in (18, -18, 32, -32)]
+        out.append({"key": f"measured-roof-{i}", "x": x, "y": y, "size": 12, "style": "bold",
+                    "text": text, "at": [first, second, *far]})
+    pts = overlay["points"]
+    for i, (x, y, text) in enumerate(zip(pts["x"], pts["y"], pts["text"])):
+        if not text:
+            continue
+        at = [_at(9, 0, "left", "middle"), _at(-9, 0, "right", "middle")]
+        for row in range(5):
+            dy = 8 + 13 * row
+            at += [_at(6, dy, "left", "bottom"), _at(-6, dy, "right", "bottom"),
+                   _at(6, -dy, "left", "top"), _at(-6, -dy, "right", "top")]
+        out.append({"key": f"measured-op-{i}", "x": x, "y": y, "size": 11, "style": "normal",
+                    "text": text, "at": at})
+    return out
+
+
+def layout_overlay(overlay: dict, xr: list[float], yr: list[float], w: float, h: float,
+                   taken: list[list[float]] | None = None) -> list[dict]:
+    """The overlay's labels placed in a w × h px frame around `taken` (the scene's label and
+    point boxes) and the overlay's own points: the roofline's one label layout (scene.py, and
+    labels.mjs live), so no overlay label lands on another label or a point."""
+    return layout_labels(overlay_labels(overlay), xr, yr, w, h,
+                         {"x": overlay["points"]["x"], "y": overlay["points"]["y"]}, taken)
+
+
+def label_columns(placed: list[dict]) -> dict:
+    """The shown labels as the overlay LabelSet's columns."""
+    cols: dict[str, list] = {k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline",
+                                              "size", "style")}
+    for lab in placed:
+        if lab["shown"]:
+            for k in cols:
+                cols[k].append(f"{lab['size']}px" if k == "size" else lab[k])
+    return cols
+
+
+def scene_boxes(scene: dict, w: float, h: float) -> list[list[float]]:
+    """What the overlay's labels must keep off: the scene's shown label boxes and its op points."""
+    boxes = [lab["box"] for lab in scene["labels"] if lab["shown"]]
+    for x, y in zip(scene["points"]["x"], scene["points"]["y"]):
+        px, py = to_px(x, y, scene["x"], scene["y"], w, h)
+        boxes.append([px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R])
+    return boxes
+
+
 def y_bounds(overlay: dict) -> list[float]:
     """The y range (TFLOP/s) the overlay needs: a factor 2 of margin under and over."""
     ys = [y for line in overlay["roofs"]["ys"] for y in line] + overlay["points"]["y"]
@@ -127,33 +191,41 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     # Empty sources: measure.mjs draws the overlay's first frame from `initial` (and redraws
     # it from a picked file); overlay_data() here is its mirror for the build-time SVG.
     roofs = ColumnDataSource(name="measured-roofs", data={"xs": [], "ys": []})
-    labels = ColumnDataSource(name="measured-labels",
-                              data={"x": [], "y": [], "text": [], "align": [], "dy": []})
+    # Its labels (roofs' and ops') are laid out by measure.mjs with the scene's own label
+    # layout (labels.mjs), around the scene's labels and points, whenever either redraws.
+    labels = ColumnDataSource(name="measured-labels", data={
+        k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline", "size", "style")})
     points = ColumnDataSource(name="measured-points", data={"x": [], "y": [], "text": []})
+    scene_labels = [ls.source for ls in fig.select({"type": LabelSet})]
+    scene_points = list(fig.select({"type": ColumnDataSource, "name": "op-points"}))
     fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
                    line_dash="dashdot", name="measured-roof-lines")
-    fig.add_layout(LabelSet(x="x", y="y", text="text", text_align="align", source=labels,
-                            text_color=COLOR, text_font_size="12px", text_font_style="bold",
-                            y_offset="dy", x_offset=-2))
     fig.scatter("x", "y", source=points, marker="diamond", size=13, fill_color=COLOR,
                 line_color="#ffffff", line_width=1, name="measured-op-points")
-    fig.add_layout(LabelSet(x="x", y="y", text="text", source=points, x_offset=8,
-                            text_color=COLOR, text_font_size="11px", text_baseline="middle"))
+    fig.add_layout(LabelSet(x="x", y="y", text="text", source=labels, x_offset="dx",
+                            y_offset="dy", text_align="align", text_baseline="baseline",
+                            text_font_size="size", text_font_style="style", text_color=COLOR))
     # CPU roofs sit far below a GPU's; ticks must still read as numbers, not "0".
     fig.yaxis.formatter = NumeralTickFormatter(format="0,0.[000000]")
     # The widget's own callback resets the y range on every change; this keeps the overlay in.
     code = jsmodule.bundle(JS)  # measure.mjs and format.mjs: one module (a blob cannot import)
-    guard = CustomJS(module=True, code=code, args=dict(mode="guard", fig=fig, roofs=roofs,
-                                                      points=points))
+    guard = CustomJS(module=True, code=code, args=dict(
+        mode="guard", fig=fig, roofs=roofs, points=points, labels=labels,
+        scene_labels=scene_labels, scene_points=scene_points))
     fig.y_range.js_on_change("start", guard)
     fig.y_range.js_on_change("end", guard)
+    relayout = CustomJS(module=True, code=code, args=dict(
+        mode="layout", fig=fig, labels=labels, scene_labels=scene_labels,
+        scene_points=scene_points))
+    for source in scene_labels:
+        source.js_on_change("data", relayout)
     status = Div(name="measurement-status", text="", render_as_text=True,
                  sizing_mode="stretch_width",
                  html_attributes={"aria-live": "polite", "role": "status"},
                  stylesheets=[InlineStyleSheet(css=STATUS_CSS)])
     first = CustomJS(module=True, code=code, tags=["roofline-first-frame"], args=dict(
         mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels, points=points,
-        status=status))
+        status=status, scene_labels=scene_labels, scene_points=scene_points))
     if fig.document is not None:
         fig.document.js_on_event("document_ready", first)
     if not picker:
@@ -163,7 +235,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                         sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=PICKER_CSS)])
     pick = CustomJS(module=True, code=code, args=dict(
         mode="pick", schema=schema(), fig=fig, roofs=roofs, labels=labels, points=points,
-        status=status, chooser=chooser))
+        status=status, chooser=chooser, scene_labels=scene_labels, scene_points=scene_points))
     chooser.js_on_change("value", pick)
     widget = fig.document.get_model_by_name("roofline-widget") if fig.document else None
     if widget is not None:

@@ -165,10 +165,12 @@ def overlaps(a: list[float], b: list[float], pad: float = 1) -> bool:
 
 
 def layout_labels(labels: list[dict], xr: list[float], yr: list[float], w: float, h: float,
-                  points: dict | None = None) -> list[dict]:
+                  points: dict | None = None, taken: list[list[float]] | None = None
+                  ) -> list[dict]:
     """Each label takes its first candidate inside the frame that overlaps no earlier label and
-    no point (a POINT_R px box); one that fits nowhere is left out (shown: False)."""
-    placed: list[list[float]] = []
+    no point (a POINT_R px box); one that fits nowhere is left out (shown: False). `taken`:
+    boxes already placed (a measurement overlay is laid out around the scene's labels)."""
+    placed: list[list[float]] = list(taken or [])
     for x, y in zip(points["x"], points["y"]) if points else ():
         px, py = to_px(x, y, xr, yr, w, h)
         placed.append([px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R])

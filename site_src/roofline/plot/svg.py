@@ -145,22 +145,48 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
     for lab in S["labels"]:
         if not lab["shown"]:
             continue
-        b = lab["box"]  # the label's box from the scene: its text sits on the box's baseline
-        anchor = {"right": "end", "center": "middle"}.get(lab["align"], "start")
-        x = left + {"end": b[2], "middle": (b[0] + b[2]) / 2}.get(anchor, b[0])
-        y = top + b[3] - lab["size"] * (sc.LINE_H - 1) / 2 - lab["size"] * 0.2
-        weight = ' font-weight="bold"' if lab["style"] == "bold" else ""
-        italic = ' font-style="italic"' if lab["style"] == "italic" else ""
-        # The text is drawn to its laid-out width: the layout's boxes are estimates (CHAR_W
-        # per glyph), and a wide font (DejaVu Sans: up to 0.79 em a bold capital) would
-        # otherwise run into its neighbour.
-        out.append(f'<text class="roofline-svg-label" data-key="{html.escape(lab["key"])}" '
-                   f'x="{x:.1f}" y="{y:.1f}" font-size="{lab["size"]}" '
-                   f'textLength="{b[2] - b[0]:.1f}" lengthAdjust="spacingAndGlyphs" '
-                   f'fill="{_color(lab["color"])}" text-anchor="{anchor}"{weight}{italic}>'
-                   f'{html.escape(lab["text"])}</text>')
+        out.append(_label_text(lab, left, top, "roofline-svg-label", _color(lab["color"])))
+    if overlay is not None:
+        out += _overlay(overlay, S, (w, h), px, left, top)
     out.append("</svg>")
     return "".join(out)
+
+
+def _label_text(lab: dict, left: float, top: float, cls: str, color: str) -> str:
+    """One placed label as SVG text on its box's baseline, drawn to its laid-out width: the
+    layout's boxes are estimates (CHAR_W per glyph), and a wide font (DejaVu Sans: up to
+    0.79 em a bold capital) would otherwise run into its neighbour."""
+    b = lab["box"]
+    anchor = {"right": "end", "center": "middle"}.get(lab["align"], "start")
+    x = left + {"end": b[2], "middle": (b[0] + b[2]) / 2}.get(anchor, b[0])
+    y = top + b[3] - lab["size"] * (sc.LINE_H - 1) / 2 - lab["size"] * 0.2
+    weight = ' font-weight="bold"' if lab["style"] == "bold" else ""
+    italic = ' font-style="italic"' if lab["style"] == "italic" else ""
+    return (f'<text class="{cls}" data-key="{html.escape(lab["key"])}" x="{x:.1f}" '
+            f'y="{y:.1f}" font-size="{lab["size"]}" textLength="{b[2] - b[0]:.1f}" '
+            f'lengthAdjust="spacingAndGlyphs" fill="{color}" text-anchor="{anchor}"'
+            f'{weight}{italic}>{html.escape(lab["text"])}</text>')
+
+
+def _overlay(overlay: dict, S: dict, frame: tuple[float, float], px, left: float,
+             top: float) -> list[str]:
+    """A measurement over the scene, as measure.mjs draws it live: dash-dot roofs, diamond
+    points, and labels laid out around the scene's labels and points by the same layout."""
+    from .measured import COLOR, layout_overlay, scene_boxes
+    out = []
+    for xs, ys in zip(overlay["roofs"]["xs"], overlay["roofs"]["ys"]):
+        pts = " ".join("%.1f,%.1f" % px(x, y) for x, y in zip(xs, ys))
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{COLOR}" stroke-width="2.5" '
+                   f'stroke-dasharray="10 4 2 4"/>')
+    for x, y in zip(overlay["points"]["x"], overlay["points"]["y"]):
+        cx, cy = px(x, y)
+        out.append(f'<path d="M{cx:.1f} {cy - 6.5:.1f}L{cx + 6.5:.1f} {cy:.1f}L{cx:.1f} '
+                   f'{cy + 6.5:.1f}L{cx - 6.5:.1f} {cy:.1f}Z" fill="{COLOR}" stroke="#fff"/>')
+    placed = layout_overlay(overlay, S["x"], S["y"], *frame, scene_boxes(S, *frame))
+    for lab in placed:
+        if lab["shown"]:
+            out.append(_label_text(lab, left, top, "roofline-svg-measured", COLOR))
+    return out
 
 
 def _tokens_and_launch(S: dict, px) -> list[str]:

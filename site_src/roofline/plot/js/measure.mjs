@@ -6,6 +6,7 @@
 // module BokehJS runs, dropping the import line below (node reads them as they are).
 
 import { si } from "./format.mjs";
+import { POINT_R, labelBox, layoutLabels, toPx } from "./labels.mjs";
 
 export const FORMAT = "roofline-measurement";
 export const SCHEMA_VERSION = 1;
@@ -222,6 +223,102 @@ export function overlayData(doc, x0, x1) {
   return { roofs, labels, points };
 }
 
+// ---------------------------------------------------------------- its labels (as measured.py)
+
+const at = (dx, dy, align, baseline) => ({ dx, dy, align, baseline });
+
+// The overlay's labels as the scene's label layout takes them: each roof's on its preferred
+// side first, then the other, then rows further out; each op family's beside its point, then
+// in rows over and under it.
+export function overlayLabels(overlay) {
+  const lab = overlay.labels;
+  const out = [];
+  lab.x.forEach((x, i) => {
+    const align = lab.align[i];
+    const over = at(-2, 4, align, "bottom");
+    const under = at(-2, -4, align, "top");
+    const far = [18, -18, 32, -32].map((d) => at(-2, d, align, d > 0 ? "bottom" : "top"));
+    out.push({ key: `measured-roof-${i}`, x, y: lab.y[i], size: 12, style: "bold",
+               text: lab.text[i], at: (lab.dy[i] > 0 ? [over, under] : [under, over]).concat(far) });
+  });
+  const pts = overlay.points;
+  pts.x.forEach((x, i) => {
+    if (!pts.text[i]) return;
+    const cands = [at(9, 0, "left", "middle"), at(-9, 0, "right", "middle")];
+    for (let row = 0; row < 5; row += 1) {
+      const dy = 8 + 13 * row;
+      cands.push(at(6, dy, "left", "bottom"), at(-6, dy, "right", "bottom"),
+                 at(6, -dy, "left", "top"), at(-6, -dy, "right", "top"));
+    }
+    out.push({ key: `measured-op-${i}`, x, y: pts.y[i], size: 11, style: "normal",
+               text: pts.text[i], at: cands });
+  });
+  return out;
+}
+
+// Placed around `taken` (the scene's label and point boxes) and the overlay's own points.
+export function layoutOverlay(overlay, xr, yr, w, h, taken = []) {
+  return layoutLabels(overlayLabels(overlay), xr, yr, w, h,
+                      { x: overlay.points.x, y: overlay.points.y }, taken);
+}
+
+export function labelColumns(placed) {
+  const cols = { x: [], y: [], text: [], dx: [], dy: [], align: [], baseline: [], size: [],
+                 style: [] };
+  for (const l of placed) {
+    if (!l.shown) continue;
+    for (const k of Object.keys(cols)) cols[k].push(k === "size" ? `${l.size}px` : l[k]);
+  }
+  return cols;
+}
+
+// What the overlay's labels keep off in the live plot: the scene's drawn labels (its three
+// label sources) and its op points, in the figure's current ranges and frame.
+function takenBoxes(args, xr, yr, w, h) {
+  const boxes = [];
+  for (const src of args.scene_labels || []) {
+    const d = src.data;
+    for (let i = 0; i < (d.text || []).length; i += 1) {
+      const [sx, sy] = toPx(d.x[i], d.y[i], xr, yr, w, h);
+      boxes.push(labelBox(d.text[i], parseFloat(d.size[i]), sx, sy,
+                          { dx: d.dx[i], dy: d.dy[i], align: d.align[i],
+                            baseline: d.baseline[i] }));
+    }
+  }
+  for (const src of args.scene_points || []) {
+    const d = src.data;
+    for (let i = 0; i < (d.x || []).length; i += 1) {
+      const [px, py] = toPx(d.x[i], d.y[i], xr, yr, w, h);
+      boxes.push([px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R]);
+    }
+  }
+  return boxes;
+}
+
+function frameSize(fig) {
+  const known = (prop) => {
+    try {
+      const v = fig[prop];
+      return v > 0 ? v : null;
+    } catch (e) {
+      return null; // unset until the plot is laid out
+    }
+  };
+  return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
+}
+
+// Lay the overlay's labels out again: after a draw, and whenever the scene redraws its own.
+function relayout(args) {
+  const overlay = args.labels && args.labels.tags && args.labels.tags[0];
+  if (!overlay || !overlay.points) return;
+  const fig = args.fig;
+  const xr = [fig.x_range.start, fig.x_range.end];
+  const yr = [fig.y_range.start, fig.y_range.end];
+  const [w, h] = frameSize(fig);
+  args.labels.data = labelColumns(layoutOverlay(overlay, xr, yr, w, h,
+                                                takenBoxes(args, xr, yr, w, h)));
+}
+
 export function yBounds(overlay) {
   const ys = overlay.roofs.ys.flat().concat(overlay.points.y);
   return [Math.min(...ys) / 2, Math.max(...ys) * 2];
@@ -272,10 +369,11 @@ function pick(args, obj) {
 function draw(args, doc, status) {
   const data = overlayData(doc, args.fig.x_range.start, args.fig.x_range.end);
   args.roofs.data = data.roofs;
-  args.labels.data = data.labels;
+  args.labels.tags = [{ labels: data.labels, points: data.points }];
   args.points.data = data.points;
   args.status.text = status;
   guard(args);
+  relayout(args);
 }
 
 // The first frame: the measurement the page was built with, or none.
@@ -291,5 +389,9 @@ function init(args) {
 export default function (args, obj) {
   if (args.mode === "pick") pick(args, obj);
   else if (args.mode === "init") init(args);
-  else guard(args);
+  else if (args.mode === "layout") relayout(args);
+  else {
+    guard(args);
+    relayout(args);
+  }
 }

@@ -4,14 +4,12 @@
 import { bandwidth, num, tflops } from "./format.mjs";
 import { attainable, bound, place, roofXY } from "./maths.mjs";
 import { launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
+import { layoutLabels } from "./labels.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
 // build-time SVG (roofline.plot.scene, a mirror pinned by tests/cases/scene_cases.json) too.
 
-export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
-export const LINE_H = 1.2;
-export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
 
 // TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra` (a
 // measurement overlay's extent) if given.
@@ -29,51 +27,6 @@ export function yRange(hw, prec, ceilings, x0, extra) {
   const lo = x0 * Math.min(...bws) / 1e12 / 2;
   const hi = top * 4 / 1e12;
   return extra ? [Math.min(lo, extra[0]), Math.max(hi, extra[1])] : [lo, hi];
-}
-
-// Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
-export function toPx(x, y, xr, yr, w, h) {
-  const fx = (Math.log10(x) - Math.log10(xr[0])) / (Math.log10(xr[1]) - Math.log10(xr[0]));
-  const fy = (Math.log10(y) - Math.log10(yr[0])) / (Math.log10(yr[1]) - Math.log10(yr[0]));
-  return [fx * w, (1 - fy) * h];
-}
-
-// The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
-// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it.
-export function labelBox(text, size, sx, sy, c) {
-  const w = text.length * size * CHAR_W;
-  const h = size * LINE_H;
-  const ax = sx + c.dx;
-  const ay = sy - c.dy;
-  const left = c.align === "right" ? ax - w : c.align === "center" ? ax - w / 2 : ax;
-  const top = c.baseline === "bottom" ? ay - h : c.baseline === "middle" ? ay - h / 2 : ay;
-  return [left, top, left + w, top + h];
-}
-
-export function overlaps(a, b, pad = 1) {
-  return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
-}
-
-// Greedy placement: each label, in order, takes its first candidate position whose box stays
-// inside the frame and overlaps no point and no label placed before it; a label with no such place is left
-// out (shown: false). Boxes are returned so tests can check them.
-export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }) {
-  const placed = points.x.map((x, i) => {
-    const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
-    return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
-  });
-  return labels.map(({ at, ...l }) => {
-    const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
-    for (const c of at) {
-      const box = labelBox(l.text, l.size, sx, sy, c);
-      const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
-      if (inside && !placed.some((b) => overlaps(b, box))) {
-        placed.push(box);
-        return { ...l, ...c, box, shown: true };
-      }
-    }
-    return { ...l, ...at[0], box: null, shown: false };
-  });
 }
 
 // Ops within ×1.1 of each other share one label ("a, b"), at the first op's point.

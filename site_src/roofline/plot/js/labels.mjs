@@ -1,0 +1,54 @@
+// Label layout from estimated text boxes, shared by the roofline's scene (scene.mjs) and the
+// measurement overlay (measure.mjs), so both place labels the same way and around each other.
+// No imports: plot/jsmodule.bundle() puts it in front of each callback that needs it. The
+// Python mirror is roofline.plot.scene (to_px, label_box, overlaps, layout_labels).
+
+export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
+export const LINE_H = 1.2;
+export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
+
+// Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
+export function toPx(x, y, xr, yr, w, h) {
+  const fx = (Math.log10(x) - Math.log10(xr[0])) / (Math.log10(xr[1]) - Math.log10(xr[0]));
+  const fy = (Math.log10(y) - Math.log10(yr[0])) / (Math.log10(yr[1]) - Math.log10(yr[0]));
+  return [fx * w, (1 - fy) * h];
+}
+
+// The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
+// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it.
+export function labelBox(text, size, sx, sy, c) {
+  const w = text.length * size * CHAR_W;
+  const h = size * LINE_H;
+  const ax = sx + c.dx;
+  const ay = sy - c.dy;
+  const left = c.align === "right" ? ax - w : c.align === "center" ? ax - w / 2 : ax;
+  const top = c.baseline === "bottom" ? ay - h : c.baseline === "middle" ? ay - h / 2 : ay;
+  return [left, top, left + w, top + h];
+}
+
+export function overlaps(a, b, pad = 1) {
+  return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
+}
+
+// Greedy placement: each label, in order, takes its first candidate position whose box stays
+// inside the frame and overlaps no point and no label placed before it; a label with no such place is left
+// out (shown: false). Boxes are returned so tests can check them. `taken`: boxes already placed
+// (a measurement overlay is laid out around the scene's own labels this way).
+export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = []) {
+  const placed = taken.concat(points.x.map((x, i) => {
+    const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
+    return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
+  }));
+  return labels.map(({ at, ...l }) => {
+    const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
+    for (const c of at) {
+      const box = labelBox(l.text, l.size, sx, sy, c);
+      const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
+      if (inside && !placed.some((b) => overlaps(b, box))) {
+        placed.push(box);
+        return { ...l, ...c, box, shown: true };
+      }
+    }
+    return { ...l, ...at[0], box: null, shown: false };
+  });
+}
