@@ -348,3 +348,23 @@ def test_launch_overhead_default_is_data_overhead_toml_and_follows_an_edit(tmp_p
                     cat.precision("bf16").bytes_per_element)
         assert bg.assumptions.launch_overhead_s == float(seconds)
         assert bg.overhead_times_s["launch"] == bg.launches * float(seconds)
+
+
+def test_cli_budget_reads_the_launch_floor_and_reports_a_bad_one_in_one_line(tmp_path,
+                                                                            monkeypatch, capsys):
+    """Seeded: overhead.toml with 4 s per launch. `roofline budget` (whose parser reads no
+    data file) exits 2 with one line naming the file and field; with a good 6 µs copy its JSON
+    carries 6 µs, and --launch-overhead still overrides it."""
+    from roofline import tokens
+    text = tokens.OVERHEAD_PATH.read_text(encoding="utf-8")
+    edited = tmp_path / "overhead.toml"
+    monkeypatch.setattr(tokens, "OVERHEAD_PATH", edited)
+    edited.write_text(text.replace("seconds = 4e-6", "seconds = 4"), encoding="utf-8")
+    assert main(["budget", "--format", "json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(edited) in err[0] and "'seconds'" in err[0], err
+    edited.write_text(text.replace("seconds = 4e-6", "seconds = 6e-6"), encoding="utf-8")
+    assert main(["budget", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["assumptions"]["launch_overhead_s"] == 6e-6
+    assert main(["budget", "--launch-overhead", "1e-6", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["assumptions"]["launch_overhead_s"] == 1e-6

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import textwrap
@@ -16,7 +17,10 @@ from ..render.table import Column, Table
 from ..transformer import get_model
 from ._common import add_catalog, only_with, text_width, write
 
-_DEFAULTS = Assumptions()
+# The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch floor,
+# read in run() (building the parser reads no data file, so a bad one is one error line).
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Assumptions)
+             if f.default is not dataclasses.MISSING}
 # The model's field names for the options they come from, so errors name the option.
 FIELD_ALIASES = {"kernel_efficiency": "efficiency", "launch_overhead_s": "launch-overhead",
                  "dp_degree": "dp", "overlap_fraction": "overlap"}
@@ -45,17 +49,18 @@ def add_parser(sub) -> None:
     add_catalog(p)
     p.add_argument("--fuse", default="", metavar="LIST",
                    help=f"comma-separated fusions: {','.join(FUSIONS)} (or 'all')")
-    p.add_argument("--efficiency", default=str(_DEFAULTS.kernel_efficiency), metavar="F",
+    p.add_argument("--efficiency", default=str(_DEFAULTS["kernel_efficiency"]), metavar="F",
                    help="share of its roofline bound a kernel reaches, (0, 1] "
-                        f"(default: {_DEFAULTS.kernel_efficiency})")
-    p.add_argument("--launch-overhead", default=str(_DEFAULTS.launch_overhead_s), metavar="S",
-                   help=f"seconds lost per kernel launch (default: {_DEFAULTS.launch_overhead_s})")
+                        f"(default: {_DEFAULTS['kernel_efficiency']})")
+    p.add_argument("--launch-overhead", default=None, metavar="S",
+                   help="seconds lost per kernel launch (default: the launch floor in "
+                        "data/overhead.toml)")
     p.add_argument("--dp", default=None, metavar="N",
                    help="with --phase train: data-parallel degree of the gradient all-reduce "
-                        f"(default: {_DEFAULTS.dp_degree})")
+                        f"(default: {_DEFAULTS['dp_degree']})")
     p.add_argument("--overlap", default=None, metavar="F",
                    help="with --phase train: share of the all-reduce hidden behind the "
-                        f"backward pass, [0, 1] (default: {_DEFAULTS.overlap_fraction})")
+                        f"backward pass, [0, 1] (default: {_DEFAULTS['overlap_fraction']})")
     p.add_argument("--zero", default=None, metavar="0-3",
                    help="with --phase train: ZeRO stage sharding optimizer state (1), gradients "
                         "(2) and weights (3) over the data-parallel GPUs (default: 0)")
@@ -96,14 +101,15 @@ def from_args(args: argparse.Namespace) -> Budget:
     only_with(args, {"dp": "--dp", "overlap": "--overlap", "zero": "--zero",
                      "recompute": "--recompute"}, args.phase == "train",
               "with --phase train (inference has no gradient all-reduce)")
-    dp = args.dp if args.dp is not None else str(_DEFAULTS.dp_degree)
-    overlap = args.overlap if args.overlap is not None else str(_DEFAULTS.overlap_fraction)
+    dp = args.dp if args.dp is not None else str(_DEFAULTS["dp_degree"])
+    overlap = args.overlap if args.overlap is not None else str(_DEFAULTS["overlap_fraction"])
     catalog = default_catalog(args.catalog)
     hw = catalog[args.hardware]
     b = catalog.precision(args.precision).bytes_per_element
     assumptions = Assumptions(
         kernel_efficiency=_number(args.efficiency, "efficiency"),
-        launch_overhead_s=_number(args.launch_overhead, "launch-overhead"),
+        **({} if args.launch_overhead is None else
+           {"launch_overhead_s": _number(args.launch_overhead, "launch-overhead")}),
         dp_degree=_positive_int(dp, "dp"),
         overlap_fraction=_number(overlap, "overlap"))
     zero = _number(args.zero, "zero", int) if args.zero is not None else 0
