@@ -7,6 +7,21 @@ export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a s
 export const LINE_H = 1.2;
 export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
 
+// The size in px of a Bokeh figure's frame (the w × h the layout works in); before the first
+// layout (the loader draws the first frame before any view exists) an estimate, and the
+// frame's real size redraws the labels once it is known.
+export function frameSize(fig) {
+  const known = (prop) => {
+    try {
+      const v = fig[prop];
+      return v > 0 ? v : null;
+    } catch (e) {
+      return null; // unset until the plot is laid out
+    }
+  };
+  return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
+}
+
 // Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
 export function toPx(x, y, xr, yr, w, h) {
   const fx = (Math.log10(x) - Math.log10(xr[0])) / (Math.log10(xr[1]) - Math.log10(xr[0]));

@@ -6,7 +6,7 @@
 // module BokehJS runs, dropping the import line below (node reads them as they are).
 
 import { si } from "./format.mjs";
-import { POINT_R, labelBox, layoutLabels, toPx } from "./labels.mjs";
+import { POINT_R, frameSize, labelBox, layoutLabels, toPx } from "./labels.mjs";
 
 export const FORMAT = "roofline-measurement";
 export const SCHEMA_VERSION = 1;
@@ -293,18 +293,6 @@ function takenBoxes(args, xr, yr, w, h) {
     }
   }
   return boxes;
-}
-
-function frameSize(fig) {
-  const known = (prop) => {
-    try {
-      const v = fig[prop];
-      return v > 0 ? v : null;
-    } catch (e) {
-      return null; // unset until the plot is laid out
-    }
-  };
-  return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
 }
 
 // Lay the overlay's labels out again: after a draw, and whenever the scene redraws its own.

@@ -7,6 +7,7 @@
 import { num, percent, seconds, sig, tflops } from "./format.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
 import { attainable, place } from "./maths.mjs";
+import { frameSize } from "./labels.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
 import { launchNote, opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
@@ -195,20 +196,6 @@ function labelColumns(labels, role) {
     out.style.push(l.style);
   }
   return out;
-}
-
-// The plot frame's size in px; before the first layout (the loader draws the first frame before
-// any view exists) an estimate, and the frame's real size redraws the labels once it is known.
-function frameSize(fig) {
-  const known = (prop) => {
-    try {
-      const v = fig[prop];
-      return v > 0 ? v : null;
-    } catch (e) {
-      return null; // unset until the plot is laid out
-    }
-  };
-  return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
 }
 
 function drawScene(args, st) {
