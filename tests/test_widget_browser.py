@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from conftest import screenshot
+from conftest import screenshot, watch
 from roofline.catalog import default_catalog
 from roofline.maths import place
 from roofline.ops import default_zoo
@@ -91,12 +91,43 @@ def set_model(w, name, prop, value):
     return state(w)
 
 
-@pytest.fixture(params=["http", "file"])
-def lesson(request, site_server, built_site, open_page):
-    w = open_page(url_for(request.param, site_server, built_site))
-    ready(w)
-    yield w
+@pytest.fixture(scope="module", params=["http", "file"])
+def lesson_page(request, site_server, built_site, browser):
+    """The lesson loaded once per scheme for all the tests below that drive its widget (not one
+    load per test), with the state its first load showed."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    w = watch(ctx)
+    w.page.goto(url_for(request.param, site_server, built_site))
+    first = ready(w)
+    yield w, first
+    ctx.close()
+
+
+# What a test may change (model name, STATE_JS key), in the order that restores it: hardware
+# first (it can change the precision), the preset before the slider (a preset moves the slider).
+CONTROLS = [("hardware", "hardware"), ("precision", "precision"), ("presets", "preset"),
+            ("ai-slider", "slider")]
+SHOWN = ("hardware", "precision", "preset", "slider", "ai", "ridge", "marker", "readout",
+         "verdict", "verdictBg")
+
+
+@pytest.fixture
+def lesson(lesson_page):
+    """The shared lesson page, put back to its first load's state (and checked to be there)."""
+    w, first = lesson_page
+    for name, key in CONTROLS:
+        if state(w)[key] != first[key]:
+            set_model(w, name, "value", first[key])
+    w.page.wait_for_timeout(250)  # the readout and verdict texts follow after 150 ms
+    now = state(w)
+    assert {k: now[k] for k in SHOWN} == {k: first[k] for k in SHOWN}, "reset failed"
     w.assert_clean()
+    yield w
+    try:
+        w.assert_clean()
+    finally:  # the next test on this page answers only for what it does itself
+        w.external.clear()
+        w.errors.clear()
 
 
 def test_slider_drives_readout_and_verdict(lesson):
