@@ -112,3 +112,63 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
         ctx.close()
     assert not [e for e in errors if "bokeh" not in e.lower() and "roofline" not in e.lower()
                 and "failed to load" not in e.lower()], errors
+
+
+MODEL_JS = """(names) => { const d = window.roofline.documents[0];
+  return Object.fromEntries(names.map((n) => [n, d.get_model_by_name(n)]).map(([n, m]) =>
+    [n, m.data !== undefined ? m.data : (m.text !== undefined ? m.text : m.value)])); }"""
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, browser, palette):
+    """§6's roofline, keyboard only: the tokens slider's End key is a training step, a mark's
+    button is batch-1 decode, the presets offer the model's ops; the verdict, readout, URL and
+    the launch floor follow (the same figures `roofline ops` prints), and axe finds nothing."""
+    from pagecheck import settle
+    from roofline.tokens import load_launch_floor
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette)
+    w = watch(ctx)
+    page = w.page
+    try:
+        page.goto(site_url(LESSON))
+        settle(page)
+        models = lambda: page.evaluate(MODEL_JS, ["readout", "verdict", "launch-floor",  # noqa
+                                                  "tokens-points", "tokens-slider"])
+
+        def after(text):
+            page.wait_for_function("(t) => window.roofline.documents[0]"
+                                   ".get_model_by_name('readout').text.includes(t)", arg=text,
+                                   timeout=5000)
+            return models()
+        handle = page.locator(".roofline-block [role=slider][aria-label='Tokens per step']")
+        assert handle.count() == 1
+        handle.focus()
+        page.keyboard.press("End")
+        m = after("32,768 tokens per step")
+        assert m["tokens-points"]["color"][-1] == "#2e9e48"  # the MLP GEMMs under the roof
+        preset = page.get_by_label("Op preset", exact=True)
+        preset.focus()
+        page.keyboard.press("End")  # the last preset: gate/up/down_proj at the slider's tokens
+        m = after("gate_proj takes")
+        assert "AI 2,740 FLOP/byte" in m["readout"] and m["verdict"].startswith("Compute-bound")
+        page.get_by_role("button", name="Decode 1", exact=True).focus()
+        page.keyboard.press("Enter")
+        m = after("1 token per step")
+        assert "AI 1 FLOP/byte" in m["readout"] and m["verdict"].startswith("Memory-bound")
+        # RMSNorm at 64 tokens: the launch outlasts its bytes; the floor is FLOPs / launch.
+        page.get_by_role("button", name="Decode 64", exact=True).focus()
+        page.keyboard.press("Enter")
+        preset.focus()
+        page.keyboard.press("ArrowUp")
+        page.keyboard.press("ArrowUp")
+        m = after("overhead-bound")
+        launch = load_launch_floor().seconds
+        assert "input_layernorm takes" in m["readout"] and "64 tokens per step" in m["readout"]
+        flops = 64 * 4096 * 4  # rows × d × 4 FLOPs an element (roofline ops: 1.05 M)
+        assert m["launch-floor"]["y"] == [pytest.approx(flops / launch / 1e12)] * 2
+        page.wait_for_function("() => location.search.includes('tokens=64')", timeout=3000)
+        assert "op=input_layernorm" in page.evaluate("location.search")
+        assert axe_violations(page) == []
+        w.assert_clean()
+    finally:
+        ctx.close()
