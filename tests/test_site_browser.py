@@ -63,6 +63,33 @@ def test_search_waits_for_the_reader_over_http(site_server, open_page):
     w.assert_clean()
 
 
+def test_anchors_land_with_skipped_blocks(built_site, open_page):
+    """Below-the-fold blocks skip layout until near view (visibility.css, content-visibility:
+    auto) and reserve an estimated height; a reader who opens the lesson at a section's anchor
+    must still land on its heading, at a phone's width where the page is tallest."""
+    url = (built_site / LESSON).as_uri()
+    w = open_page(url, width=412, height=823)
+    w.page.wait_for_load_state("load")
+    skipped = w.page.evaluate("""() => [...document.querySelector('article').children]
+      .filter((el) => getComputedStyle(el).contentVisibility === 'auto').length""")
+    assert skipped >= 10, skipped  # the rule applies (else this test proves nothing)
+    ids = w.page.evaluate("[...document.querySelectorAll('article h2[id]')].map((h) => h.id)")
+    tops = {}
+    for anchor in ids[1::2]:
+        w.page.goto("about:blank")
+        w.page.goto(f"{url}#{anchor}")
+        w.page.wait_for_timeout(600)
+        top, at_end = w.page.evaluate("""(id) => [document.getElementById(id)
+          .getBoundingClientRect().top, scrollY + innerHeight >= document.documentElement
+          .scrollHeight - 2]""", anchor)
+        if not at_end:  # a heading near the page's end cannot scroll to the top
+            tops[anchor] = top
+    assert len(tops) >= 3, tops
+    first = next(iter(tops.values()))
+    assert 0 <= first < 120 and all(abs(t - first) <= 2 for t in tops.values()), tops
+    w.assert_clean()
+
+
 @pytest.mark.parametrize("name, width, scheme", [("lesson-dark", 1280, "dark"),
                                                  ("lesson-412", 412, "light")])
 def test_lesson_screenshots(built_site, open_page, name, width, scheme):
