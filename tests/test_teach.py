@@ -97,7 +97,7 @@ def test_flops_are_not_time(ctx):
                  "<!-- rl:step_share fused=flash -->", ctx, "t").split()
     assert out[0] == "0.11%" and 21 <= float(out[1][:-1]) <= 24 and out[2] == "12%"
     table = _text(expand("<!-- rl:flops_vs_time step=train -->", ctx, "t"))
-    assert "Share of FLOPs" in table and "Share of time, FlashAttention" in table
+    assert "FLOP share" in table and "Time share, fused" in table
 
 
 def test_flops_vs_time_trains_a_run_that_fits(ctx):

@@ -147,9 +147,10 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
     d, f = cfg.d_model, cfg.ffn
     t = critical_tokens(peak, bw, b)
     t_act, n = _tokens_act(ctx, hw, precision, b, b, model)
+    # Two lines, each narrow enough for a phone's column (one ran off a 412 px screen).
     general = (r"I \approx \frac{2\,T\,d\,f}{d\,f\,b_w} = \frac{2T}{b_w} \geq "
-               r"\frac{P_{\text{peak}}}{B_{\text{HBM}}} \quad\iff\quad "
-               r"T \geq \frac{P_{\text{peak}}\, b_w}{2\, B_{\text{HBM}}}")
+               r"\frac{P_{\text{peak}}}{B_{\text{HBM}}}")
+    solved = r"\iff\quad T \geq \frac{P_{\text{peak}}\, b_w}{2\, B_{\text{HBM}}}"
     worked = (rf"T^* = \frac{{{_tex_num(fmt.num(peak / 1e12))}\ \text{{TFLOP/s}} \times "
               rf"{_tex_num(fmt.num(b))}\ \text{{B}}}}{{2 \times {_tex_num(fmt.num(bw / 1e12))}"
               rf"\ \text{{TB/s}}}} \approx {_tex_num(fmt.num(t))}\ \text{{tokens}}")
@@ -163,9 +164,10 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
                 f"{fmt.num(cost_lo[0] / cost_lo[1], 5)}, at {n:,} it is "
                 f"{fmt.num(cost_hi[0] / cost_hi[1], 5)}, against a ridge of "
                 f"{fmt.num(peak / bw, 5)} FLOP/byte.</p>\n")
-    return (mathml(general, "AI is about 2 T over bytes per weight, which reaches peak over "
-                   "bandwidth once T is at least peak times bytes per weight over twice the "
+    return (mathml(general, "AI is about 2 T over bytes per weight, which must reach peak over "
                    "bandwidth")
+            + mathml(solved, "that is, T is at least peak times bytes per weight over twice "
+                     "the bandwidth")
             + mathml(worked, f"on the {acc.name} in {precision}, T star is about {fmt.num(t)} "
                      "tokens")
             + f'\n<p class="rl-figure-note">On the {html.escape(acc.name)} in {precision}: '
@@ -190,14 +192,20 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
                      "never" if math.isinf(t_act) else fmt.num(t_act), fp8, fmt.num(w8)])
     cols = [HtmlColumn("Chip", priority=1, wrap=True),
             HtmlColumn("Tokens, bf16", "right", 1),
-            HtmlColumn(f"bf16, {cfg.name} up_proj with activations", "right", 2),
-            HtmlColumn("fp8 weights and activations", "right", 2),
-            HtmlColumn("8-bit weights, bf16 compute", "right", 1)]
+            # Headers short enough for a phone's card labels; the caption says what each is.
+            HtmlColumn("bf16 + activations", "right", 2),
+            HtmlColumn("fp8 throughout", "right", 2),
+            HtmlColumn("8-bit weights", "right", 1)]
     label = "Critical tokens per step for each chip"
     return (f"\n*{label}: the fewest tokens a weight matmul needs in one step to leave the "
             "bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth). In bf16 (2 bytes "
-            "per weight) it equals the ridge in FLOP/byte. — = no fp8 peak in the "
-            "catalog.*\n{: .rl-caption }\n\n"
+            "per weight) it equals the ridge in FLOP/byte. <strong>bf16 + activations</strong>: "
+            "the "
+            f"{html.escape(cfg.name)} up_proj with its input and output bytes counted too; "
+            "<strong>fp8 throughout</strong>: fp8 weights and activations at the fp8 peak (— = no "
+            "fp8 peak in the catalog); <strong>8-bit weights</strong>: int8 or fp8 weights with "
+            "bf16 compute."
+            "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label=label, css_class="rl-tokens"))
 
 

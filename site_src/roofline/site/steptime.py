@@ -73,13 +73,14 @@ def flops_vs_time(ctx: Context, *, step: str = "train", hw: str = LESSON_HW,
             f"one decode step of {cfg.name} (batch {s['batch']}, {s['seq']:,}-token KV cache)")
     label = f"FLOPs against time, {what}"
     cols = [HtmlColumn("Op class", priority=1, wrap=True),
-            HtmlColumn("Share of FLOPs", "right", 1),
-            HtmlColumn("Share of time, unfused", "right", 1),
-            HtmlColumn("Share of time, FlashAttention", "right", 1)]
+            # short enough for a phone's card labels (longer ones ran into their values)
+            HtmlColumn("FLOP share", "right", 1),
+            HtmlColumn("Time share, unfused", "right", 1),
+            HtmlColumn("Time share, fused", "right", 1)]
     return (f"\n*{html.escape(label[0].upper() + label[1:])} on the {_chip(ctx, hw)} in "
             f"{precision}: time is each kernel's roofline floor, summed "
-            f"({fmt.seconds(plain.step_time_s)} unfused, {fmt.seconds(flash.step_time_s)} with "
-            "FlashAttention); no launch gaps or efficiency losses." + _run_note(plain)
+            f"({fmt.seconds(plain.step_time_s)} unfused, {fmt.seconds(flash.step_time_s)} fused: "
+            "with FlashAttention); no launch gaps or efficiency losses." + _run_note(plain)
             + "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label=label, css_class="rl-flops-time"))
 
