@@ -63,5 +63,15 @@ def test_changing_h100_bandwidth_changes_the_lesson(built_site, tmp_path):
     # checkpoint answers and interview prompts
     assert "min(peak, 100 × 2 TB/s) = 200 TFLOP/s" in t_after
     assert "1 × 2 TB/s ≈ 2 TFLOP/s" in t_after
+    # #15's teaching: the worked RMSNorm, the tokens rule and its per-chip table, the exercises
+    assert "537 MB ÷ 3.35 TB/s = 160 µs" in t_before
+    assert "537 MB ÷ 2 TB/s = 268 µs" in t_after
+    assert "in bf16: ≈ 295 tokens per step" in t_before
+    assert "in bf16: ≈ 495 tokens per step" in t_after
+    chips = lambda path: next(t for t in tables(path) if t[0][:2] == ["Chip", "Tokens, bf16"])  # noqa: E731
+    h100 = lambda t: next(r for r in t if r[0].startswith("NVIDIA H100 SXM"))  # noqa: E731
+    assert h100(chips(before))[1] == "295" and h100(chips(after))[1] == "495"
+    assert "13.5 GB ÷ 3.35 TB/s = 4.02 ms per token" in t_before
+    assert "13.5 GB ÷ 2 TB/s = 6.74 ms per token, so at most 148 tokens/s" in t_after
     # the downloads follow too
     assert "2000000000000" in (tmp_path / "site/downloads/hardware.csv").read_text()
