@@ -214,15 +214,23 @@
     if (!key) return Promise.resolve(JSON.parse(s.textContent));
     var registry = window.rooflineItems || {};
     if (registry[key]) return Promise.resolve(registry[key]);
-    return new Promise(function (resolve, reject) {
-      var src = s.getAttribute("data-src");
-      var tag = document.createElement("script");
-      tag.src = src;
-      tag.onload = function () { resolve((window.rooflineItems || {})[key]); };
-      tag.onerror = function () { reject(new Error("roofline: cannot load " + src)); };
-      document.head.appendChild(tag);
-    });
+    // One request per item file, whoever asks first (the warm-up below, or the render).
+    if (!fetching[key]) {
+      fetching[key] = new Promise(function (resolve, reject) {
+        var src = s.getAttribute("data-src");
+        var tag = document.createElement("script");
+        tag.src = src;
+        tag.onload = function () { resolve((window.rooflineItems || {})[key]); };
+        tag.onerror = function () {
+          delete fetching[key];
+          reject(new Error("roofline: cannot load " + src));
+        };
+        document.head.appendChild(tag);
+      });
+    }
+    return fetching[key];
   }
+  var fetching = {};
 
   function remember(doc) {
     if (doc && documents.indexOf(doc) < 0) documents.push(doc);
@@ -321,7 +329,11 @@
       events.forEach(function (e) { window.removeEventListener(e, warm, true); });
       if (!seen.length) return;
       var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 200); };
-      idle(function () { loadBokeh().catch(function () {}); }, { timeout: 2000 });
+      // The plots' item files (a few KB each) come too, so a jump waits on no request.
+      idle(function () {
+        loadBokeh().catch(function () {});
+        seen.forEach(function (b) { itemOf(b).catch(function () {}); });
+      }, { timeout: 2000 });
     };
     events.forEach(function (e) { window.addEventListener(e, warm, { capture: true, passive: true }); });
   }
