@@ -27,7 +27,7 @@ HEIGHT_MIN, HEIGHT_MAX = 240, 1200
 CONTROLS_HEIGHT_PX = 250
 """Selects, slider, verdict and readout under the plot."""
 TOKENS_MAX = 2 ** 20
-TOKENS_CONTROLS_PX = 110
+TOKENS_CONTROLS_PX = 64
 """The tokens-per-step slider and its marks, when the widget has them."""
 DECODE_BATCHES = (1, 64, 256)  # the decode marks: batch 1 to 256
 TOKENS_MODEL = "llama-2-7b"
