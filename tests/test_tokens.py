@@ -186,3 +186,45 @@ def test_widget_tokens_option_errors_name_the_option():
         with pytest.raises(WidgetOptionError) as exc:
             RooflineSettings.from_options(opts, where="p.md:3")
         assert f"option '{option}'" in str(exc.value)
+
+
+def tokens_label_problems(chips=None) -> tuple[list[str], int, int]:
+    """(problems, scenes walked, scenes with a launch floor) over the tokens slider's states."""
+    from roofline.plot import scene
+    from roofline.render.svgchart import Box, boxes_collide
+    from roofline.widgets.roofline import RooflineSettings
+    data = RooflineSettings.from_options({"tokens": 1}).payload()
+    marks = [m["tokens"] for m in data["tokens"]["marks"]]
+    problems, n, floors = [], 0, 0
+    for hw_id in chips or data["hardware"]:
+        for prec in data["hardware"][hw_id]["precisions"]:
+            for tokens in marks:
+                for op in (None, "input_layernorm", "gate_proj"):
+                    st = {"hardware": hw_id, "precision": prec, "vector": False, "op": op,
+                          "tokens": tokens}
+                    for frame in ((640, 330), (330, 330)):
+                        n += 1
+                        s = scene.scene(data, st, frame)
+                        floors += bool(s["launch"]["x"])
+                        shown = [lab for lab in s["labels"] if lab["shown"]]
+                        for i, j in boxes_collide([Box(*lab["box"]) for lab in shown],
+                                                  Box(0, 0, *frame)):
+                            other = shown[j]["text"] if j >= 0 else "the frame's edge"
+                            problems.append(f"{st} {frame}: '{shown[i]['text']}' meets {other}")
+    return problems, n, floors
+
+
+def test_tokens_scene_labels_never_collide_in_any_state():
+    """The layout gate for the tokens slider's states: every chip and precision × each mark's
+    tokens × no op, a projection or the RMSNorm selected (its launch floor labelled) × a
+    desktop and a phone frame: no two shown labels overlap and none leaves the frame."""
+    problems, n, floors = tokens_label_problems()
+    assert n >= 1000 and floors >= 100, (n, floors)
+    assert problems == [], f"{len(problems)} of {n}:\n" + "\n".join(problems[:10])
+
+
+def test_seeded_tokens_label_collision_is_reported(monkeypatch):
+    from roofline.plot import scene
+    monkeypatch.setattr(scene, "overlaps", lambda a, b, pad=1: False)
+    problems, _, _ = tokens_label_problems(["h100-sxm"])
+    assert any("launch floor" in p or "_proj" in p for p in problems), problems[:3]
