@@ -13,6 +13,10 @@ Checks
                outside its table's visible box.
 - chart_text:  SVG chart text renders under 11 px.
 - labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
+- live_labels: two labels a live Bokeh plot draws on its canvas overlap, one is cut by the
+               plot's frame, or (on a phone) one is under 11 px. The canvas has no DOM text:
+               each LabelSet's labels are boxed from BokehJS's own screen positions and
+               offsets and the canvas's measureText in the label's own font.
 - targets:     an interactive control is smaller than 24 × 24 CSS px and a 24 px circle on it
                overlaps another control (WCAG 2.5.8; inline text links are exempt).
 - print:       under print media, a generated table hides a column, a static figure is not
@@ -117,6 +121,48 @@ CHECKS: dict[str, str] = {
   }
   return [...new Set(out)].slice(0, 20); }""" % _COMMON,
 
+    "live_labels": r"""(minPx) => {
+  const out = [];
+  const B = window.Bokeh;
+  if (!B || !B.index || !B.documents) return out;
+  const ctx = document.createElement('canvas').getContext('2d');
+  for (const doc of B.documents) {
+    for (const m of doc._all_models.values()) {
+      if (m.type !== 'Figure' && m.type !== 'Plot') continue;
+      const fv = B.index.find_one(m);
+      if (!fv || !fv.el || !fv.el.isConnected || !fv.el.getBoundingClientRect().width) continue;
+      const f = fv.frame.bbox;
+      const boxes = [];
+      for (const v of fv.renderer_views.values()) {
+        if (v.model.type !== 'LabelSet' || !v.model.visible || !v.sx) continue;
+        for (let i = 0; i < v.sx.length; i++) {
+          const text = String(v.text.get(i) ?? '');
+          if (!text.trim() || !isFinite(v.sx[i]) || !isFinite(v.sy[i])) continue;
+          v.visuals.text.set_vectorize(ctx, i);
+          const px = parseFloat((ctx.font.match(/([\d.]+)px/) || [0, 99])[1]);
+          if (px < minPx - 0.05) out.push(`live label ${px} px < ${minPx} in ${m.name}: "${text}"`);
+          const t = ctx.measureText(text);
+          const x = v.sx[i] + v.x_offset.get(i), y = v.sy[i] - v.y_offset.get(i);
+          boxes.push([text, [x - t.actualBoundingBoxLeft, y - t.actualBoundingBoxAscent,
+                             x + t.actualBoundingBoxRight, y + t.actualBoundingBoxDescent]]);
+        }
+      }
+      for (let i = 0; i < boxes.length; i++) {
+        const [a, p] = boxes[i];
+        if (p[0] < f.left - 0.5 || p[2] > f.right + 0.5 || p[1] < f.top - 0.5 ||
+            p[3] > f.bottom + 0.5)
+          out.push(`live label cut by its frame in ${m.name}: "${a}"`);
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [b, q] = boxes[j];
+          const w = Math.min(p[2], q[2]) - Math.max(p[0], q[0]);
+          const h = Math.min(p[3], q[3]) - Math.max(p[1], q[1]);
+          if (w > 1 && h > 1) out.push(`live labels overlap in ${m.name}: "${a}" / "${b}"`);
+        }
+      }
+    }
+  }
+  return [...new Set(out)].slice(0, 30); }""",
+
     "targets": r"""(minPx) => { %s
   const sel = 'button, input:not([type=hidden]), select, summary, [role=slider], [role=button], ' +
               '.noUi-handle, ' +
@@ -173,14 +219,18 @@ CHECKS: dict[str, str] = {
   return out; }""" % _COMMON,
 }
 
-SCREEN_CHECKS = ("hscroll", "clipped", "punchline", "chart_text", "labels", "targets")
+SCREEN_CHECKS = ("hscroll", "clipped", "punchline", "chart_text", "labels", "live_labels",
+                 "targets")
 
 
-def run(page, check: str) -> list[str]:
-    """Run one named check in a Playwright page; a list of problems, empty when it passes."""
+def run(page, check: str, *, phone: bool = True) -> list[str]:
+    """Run one named check in a Playwright page; a list of problems, empty when it passes.
+    `phone`: hold live chart text to MIN_TEXT_PX too (the size rule is a phone's)."""
     js = CHECKS[check]
     if check == "chart_text":
         return page.evaluate(js, MIN_TEXT_PX)
+    if check == "live_labels":
+        return page.evaluate(js, MIN_TEXT_PX if phone else 0)
     if check == "targets":
         return page.evaluate(js, MIN_TARGET_PX)
     return page.evaluate(js)

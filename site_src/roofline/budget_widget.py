@@ -198,6 +198,24 @@ def view(data: dict, e: dict, st: dict) -> dict:
             "fix": None if mem["fits"] else fitting(data, st)}
 
 
+WATERFALL_LABEL_ROOM = 28
+"""Room (in % of peak, of the waterfall axis's 0-116) a "−22.7 pt" label needs in a phone's
+~240 px frame; a label given less would be cut by the frame (the layout gate's live check)."""
+WATERFALL_END = 116
+
+
+def waterfall_label_at(drop: bool, lo: float, hi: float) -> tuple[float, str, int]:
+    """(x, align, dx) of a waterfall row's label: a drop's left of it, or right where the
+    left has no room on a phone, or inside a bar too wide for either; a level's right of it."""
+    if not drop:
+        return hi, "left", 4
+    if lo >= WATERFALL_LABEL_ROOM:
+        return lo, "right", -4
+    if WATERFALL_END - hi >= WATERFALL_LABEL_ROOM:
+        return hi, "left", 4
+    return (lo + hi) / 2, "center", 0
+
+
 def waterfall_bars(v: dict) -> dict:
     """Horizontal waterfall rows in percent: peak, each cause's loss, the final MFU; a step
     that does not fit in memory gets empty bars and says so."""
@@ -219,12 +237,10 @@ def waterfall_bars(v: dict) -> dict:
         right.append(hi)
         color.append(c)
         text.append(label)
-        # A drop's label sits left of it (there is room there even on a phone); a level's
-        # label sits right of its bar.
-        drop = c == LOSS_COLOR
-        tx.append(lo if drop else hi)
-        align.append("right" if drop else "left")
-        dx.append(-4 if drop else 4)
+        x, a, d = waterfall_label_at(c == LOSS_COLOR, lo, hi)
+        tx.append(x)
+        align.append(a)
+        dx.append(d)
     return {"row": [WATERFALL_SHORT[k] for k in WATERFALL_ROWS], "left": left, "right": right,
             "color": color, "text": text, "tx": tx, "align": align, "dx": dx}
 

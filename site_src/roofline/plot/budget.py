@@ -38,6 +38,7 @@ from .budget_tables import ceilings_table, summary_table  # noqa: F401  (re-expo
 from . import jsmodule
 
 JS = Path(__file__).parent / "js" / "budget.mjs"
+LABELS_JS = JS.with_name("budget_labels.mjs")
 X_RANGE = (0.1, 10_000.0)
 BOUND_COLOR = "#2f7fd8"
 Options = BudgetSettings  # the older name of the settings object
@@ -139,7 +140,8 @@ def _build(opts: Options, data: dict):
     classes.add_layout(LabelSet(x="tx", y="cls", text="text", source=class_src, x_offset=4,
                                 text_font_size="11px", text_baseline="middle", tags=["ink"]))
     classes.x_range.start = 0
-    classes.x_range.range_padding = 0.4
+    # room right of the longest bar for its "656 ms" inside a phone's ~240 px frame
+    classes.x_range.range_padding = 0.8
     classes.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
     classes.ygrid.grid_line_color = None
 
@@ -175,9 +177,18 @@ def _build(opts: Options, data: dict):
             line_width=3)
     rf.scatter("x", "y", source=pts_src, size=9, fill_color="color", line_color="#ffffff",
                line_width=1)
-    rf.add_layout(LabelSet(x="x", y="y", text="text", source=pts_src, x_offset="dx",
-                           y_offset="dy", text_align="align", text_font_size="10px",
-                           text_baseline="middle", tags=["ink-muted"]))
+    # The names are laid out by budget_labels.mjs (labels.mjs, from measured text widths)
+    # whenever the points change or the frame is laid out: none overlaps or leaves the frame.
+    name_src = ColumnDataSource(name="budget-point-labels", data={
+        k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline")})
+    rf.add_layout(LabelSet(x="x", y="y", text="text", source=name_src, x_offset="dx",
+                           y_offset="dy", text_align="align", text_baseline="baseline",
+                           text_font_size="11px", tags=["ink-muted"]))
+    names = CustomJS(module=True, code=jsmodule.bundle(LABELS_JS),
+                     args=dict(fig=rf, points=pts_src, labels=name_src))
+    pts_src.js_on_change("data", names)
+    rf.js_on_change("inner_width", names)
+    rf.js_on_change("inner_height", names)
     rf.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
     rf.yaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
 

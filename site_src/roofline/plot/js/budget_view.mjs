@@ -97,6 +97,19 @@ export function budgetView(P, e, st) {
 
 const COLORS = { loss: "#d1352b", mfu: "#2e9e48", peak: "#7a8290" };
 
+// The room (in % of peak, of the axis's 0–116) a "−22.7 pt" label needs in a phone's
+// ~240 px frame; a label given less would be cut by the frame (the layout gate's live check).
+export const WATERFALL_LABEL_ROOM = 28;
+const WATERFALL_END = 116;
+
+// [x, align, dx] of a waterfall row's label.
+export function waterfallLabelAt(drop, lo, hi) {
+  if (!drop) return [hi, "left", 4];
+  if (lo >= WATERFALL_LABEL_ROOM) return [lo, "right", -4];
+  if (WATERFALL_END - hi >= WATERFALL_LABEL_ROOM) return [hi, "left", 4];
+  return [(lo + hi) / 2, "center", 0];
+}
+
 // Horizontal waterfall rows in percent: peak, each cause's loss, the final MFU; a step that
 // does not fit in memory gets empty bars and says so.
 export function waterfallBars(v, rows, labels) {
@@ -121,11 +134,12 @@ export function waterfallBars(v, rows, labels) {
     out.right.push(hi);
     out.color.push(color);
     out.text.push(text);
-    // A drop's label sits left of it (room there even on a phone); a level's right of its bar.
-    const drop = color === COLORS.loss;
-    out.tx.push(drop ? lo : hi);
-    out.align.push(drop ? "right" : "left");
-    out.dx.push(drop ? -4 : 4);
+    // A drop's label sits left of it, or right where the left has no room for it on a phone
+    // (WATERFALL_LABEL_ROOM), or inside a bar too wide for either; a level's right of its bar.
+    const [tx, align, dx] = waterfallLabelAt(color === COLORS.loss, lo, hi);
+    out.tx.push(tx);
+    out.align.push(align);
+    out.dx.push(dx);
   }
   return out;
 }

@@ -22,6 +22,18 @@ export function frameSize(fig) {
   return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
 }
 
+// A label's width as a live canvas draws it, in Bokeh's LabelSet font (helvetica unless set):
+// the estimate (CHAR_W) runs short for wide fonts (DejaVu Sans: 0.65 em a glyph in bold).
+// undefined outside a browser (node, where the mirrors' estimate stands).
+let measureCtx = null;
+export function textWidth(text, size, style = "normal", font = "helvetica") {
+  if (typeof document === "undefined") return undefined;
+  measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
+  const face = style === "bold" ? "bold " : style === "italic" ? "italic " : "";
+  measureCtx.font = `${face}${size}px ${font}`;
+  return measureCtx.measureText(text).width;
+}
+
 // Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
 export function toPx(x, y, xr, yr, w, h) {
   const fx = (Math.log10(x) - Math.log10(xr[0])) / (Math.log10(xr[1]) - Math.log10(xr[0]));
@@ -30,9 +42,10 @@ export function toPx(x, y, xr, yr, w, h) {
 }
 
 // The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
-// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it.
-export function labelBox(text, size, sx, sy, c) {
-  const w = text.length * size * CHAR_W;
+// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it; `width`, when
+// given, is the text's measured width (a live canvas can measure; the mirrors estimate).
+export function labelBox(text, size, sx, sy, c, width) {
+  const w = width === undefined ? text.length * size * CHAR_W : width;
   const h = size * LINE_H;
   const ax = sx + c.dx;
   const ay = sy - c.dy;
@@ -49,15 +62,18 @@ export function overlaps(a, b, pad = 1) {
 // inside the frame and overlaps no point and no label placed before it; a label with no such place is left
 // out (shown: false). Boxes are returned so tests can check them. `taken`: boxes already placed
 // (a measurement overlay is laid out around the scene's own labels this way).
-export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = []) {
+// `widthOf(label)`: the label's measured text width in px (optional; default the estimate).
+export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = [],
+                             widthOf = undefined) {
   const placed = taken.concat(points.x.map((x, i) => {
     const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
     return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
   }));
   return labels.map(({ at, ...l }) => {
     const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
+    const width = widthOf ? widthOf(l) : undefined;
     for (const c of at) {
-      const box = labelBox(l.text, l.size, sx, sy, c);
+      const box = labelBox(l.text, l.size, sx, sy, c, width);
       const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
       if (inside && !placed.some((b) => overlaps(b, box))) {
         placed.push(box);

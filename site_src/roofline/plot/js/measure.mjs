@@ -6,7 +6,7 @@
 // module BokehJS runs, dropping the import line below (node reads them as they are).
 
 import { si } from "./format.mjs";
-import { POINT_R, frameSize, labelBox, layoutLabels, toPx } from "./labels.mjs";
+import { POINT_R, frameSize, labelBox, layoutLabels, textWidth, toPx } from "./labels.mjs";
 
 export const FORMAT = "roofline-measurement";
 export const SCHEMA_VERSION = 1;
@@ -257,9 +257,9 @@ export function overlayLabels(overlay) {
 }
 
 // Placed around `taken` (the scene's label and point boxes) and the overlay's own points.
-export function layoutOverlay(overlay, xr, yr, w, h, taken = []) {
+export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined) {
   return layoutLabels(overlayLabels(overlay), xr, yr, w, h,
-                      { x: overlay.points.x, y: overlay.points.y }, taken);
+                      { x: overlay.points.x, y: overlay.points.y }, taken, widthOf);
 }
 
 export function labelColumns(placed) {
@@ -280,9 +280,11 @@ function takenBoxes(args, xr, yr, w, h) {
     const d = src.data;
     for (let i = 0; i < (d.text || []).length; i += 1) {
       const [sx, sy] = toPx(d.x[i], d.y[i], xr, yr, w, h);
-      boxes.push(labelBox(d.text[i], parseFloat(d.size[i]), sx, sy,
+      const size = parseFloat(d.size[i]);
+      boxes.push(labelBox(d.text[i], size, sx, sy,
                           { dx: d.dx[i], dy: d.dy[i], align: d.align[i],
-                            baseline: d.baseline[i] }));
+                            baseline: d.baseline[i] },
+                          textWidth(d.text[i], size, d.style ? d.style[i] : "normal")));
     }
   }
   for (const src of args.scene_points || []) {
@@ -304,7 +306,8 @@ function relayout(args) {
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
   args.labels.data = labelColumns(layoutOverlay(overlay, xr, yr, w, h,
-                                                takenBoxes(args, xr, yr, w, h)));
+                                                takenBoxes(args, xr, yr, w, h),
+                                                (l) => textWidth(l.text, l.size, l.style)));
 }
 
 export function yBounds(overlay) {
