@@ -228,3 +228,12 @@ def test_seeded_tokens_label_collision_is_reported(monkeypatch):
     monkeypatch.setattr(scene, "overlaps", lambda a, b, pad=1: False)
     problems, _, _ = tokens_label_problems(["h100-sxm"])
     assert any("launch floor" in p or "_proj" in p for p in problems), problems[:3]
+
+
+def test_roofline_plot_takes_the_tokens_slider(tmp_path, capsys):
+    out = tmp_path / "p.html"
+    assert main(["plot", "--tokens", "256", "--model", "llama-3-8b", "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "tokens-slider" in html and "Llama 3 8B" in html
+    assert main(["plot", "--tokens", "0", "-o", str(out)]) == 2
+    assert "argument --tokens" in capsys.readouterr().err

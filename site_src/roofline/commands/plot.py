@@ -29,6 +29,11 @@ def add_parser(sub) -> None:
                         "(default: the first op's)")
     p.add_argument("--ceilings", type=_ids, default=[], metavar="A,B",
                    help="extra roofs: sram, l2, hbm, host, scaleup, vector")
+    p.add_argument("--tokens", type=int, default=None, metavar="T",
+                   help="add the tokens-per-step slider, starting at T tokens (1-1,048,576)")
+    p.add_argument("--model", default=None, metavar="NAME",
+                   help="with --tokens: the transformer whose projection GEMMs and RMSNorm it "
+                        "moves (default: llama-2-7b)")
     p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE.html",
                    help="the HTML file to write (replaced if it exists; its folder must exist)")
 
@@ -40,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
 
     output_file(args.output, "--output")
     options = {"hardware": args.hardware, "precision": args.precision, "ops": args.ops,
-               "ai": args.ai, "ceilings": args.ceilings}
+               "ai": args.ai, "ceilings": args.ceilings, "tokens": args.tokens,
+               "model": args.model}
     settings = RooflineSettings.from_options({k: v for k, v in options.items() if v is not None},
                                              catalog=args.catalog)
     catalog, _ = settings.model()
