@@ -83,7 +83,7 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
         # The tokens explorer, by keyboard: End is a training step, Home batch-1 decode.
         tok = page.locator("[data-rl-tokens]")
         said = tok.locator(".rl-tokens-result")
-        assert tok.locator("form").is_visible() and "1 tokens per step" in said.inner_text()
+        assert tok.locator("form").is_visible() and "1 token per step" in said.inner_text()
         assert said.inner_text().count("memory-bound") == 2
         page.focus("#rl-tokens-t")
         page.keyboard.press("End")

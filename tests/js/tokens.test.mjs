@@ -91,3 +91,8 @@ test("explainTokens says both families' bound and where they reach the roof", ()
   assert.match(text, /^64 tokens per step on the H100: q\/k\/v\/o \(4,096 × 4,096\): AI 62\.1?[0-9]*, memory-bound/);
   assert.match(text, /reach the roof at [0-9,]+ \(q\/k\/v\/o\) and 328 \(MLP\) tokens\.$/);
 });
+
+test("one token is singular, in the sentence and the slider's value text", () => {
+  assert.equal(tk.perStep(1), "1 token per step");
+  assert.equal(tk.perStep(32768), "32,768 tokens per step");
+});

@@ -68,6 +68,11 @@ export function projectionPoints(tokens, peak, bw, shapes, bytesPerWeight, bytes
 export function tokensAt(position) { return Math.max(1, Math.round(2 ** Number(position))); }
 export function positionOf(tokens) { return Math.log2(Math.max(1, tokens)); }
 
+// "1 token per step", "64 tokens per step".
+export function perStep(tokens) {
+  return `${num(tokens, 6)} token${tokens === 1 ? "" : "s"} per step`;
+}
+
 // The sentence the explorer shows and announces for one state.
 export function explainTokens(tokens, chipName, families, points) {
   const parts = families.map((fam, i) => {
@@ -76,7 +81,7 @@ export function explainTokens(tokens, chipName, families, points) {
   });
   const reach = families.map((fam, i) => (points[i].min_tokens === null ? "never"
     : `${num(points[i].min_tokens, 6)} (${fam.short})`)).join(" and ");
-  return `${num(tokens, 6)} tokens per step on the ${chipName}: ${parts.join("; ")}. ` +
+  return `${perStep(tokens)} on the ${chipName}: ${parts.join("; ")}. ` +
     `They reach the roof at ${reach} tokens.`;
 }
 
@@ -132,7 +137,7 @@ export function enhanceTokens(root) {
     const points = projectionPoints(tokens, hw.peak, hw.bw, data.families.map((f) => f.shape),
                                     data.bytes, data.bytes);
     shown.textContent = num(tokens, 6);
-    range.setAttribute("aria-valuetext", `${num(tokens, 6)} tokens per step`);
+    range.setAttribute("aria-valuetext", perStep(tokens));
     for (const { g, m, roof, dots } of charts) {
       const ridge = hw.peak / hw.bw, T = 1e12;
       if (roof) {
