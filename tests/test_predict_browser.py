@@ -164,6 +164,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, browser, pa
         m = after("overhead-bound")
         launch = load_launch_floor().seconds
         assert "input_layernorm takes" in m["readout"] and "64 tokens per step" in m["readout"]
+        assert m["verdict"].startswith("Overhead-bound — its 4 µs launch outlasts")
         flops = 64 * 4096 * 4  # rows × d × 4 FLOPs an element (roofline ops: 1.05 M)
         assert m["launch-floor"]["y"] == [pytest.approx(flops / launch / 1e12)] * 2
         page.wait_for_function("() => location.search.includes('tokens=64')", timeout=3000)

@@ -171,11 +171,14 @@ def test_launch_floor_on_the_widget_is_flops_over_the_launch_time():
     hw = data["hardware"]["h100-sxm"]
     note = scene.launch_note(data, st, hw["peaks"]["bf16"], hw["bw"])
     assert "overhead-bound" in note and "(estimate)" in note
+    verdict = scene.overhead_verdict(data, st, hw["peaks"]["bf16"], hw["bw"])
+    assert verdict[0] == "overhead" and verdict[1].startswith("Overhead-bound")
     assert any(lab["key"] == "launch" and lab["shown"] for lab in s["labels"])
     # a training GEMM's floor is far above the roof: no line, no clause
     big = {**st, "op": "gemm-train"}
     assert scene.scene(data, big, (640, 330))["launch"]["x"] == []
     assert scene.launch_note(data, big, hw["peaks"]["bf16"], hw["bw"]) == ""
+    assert scene.overhead_verdict(data, big, hw["peaks"]["bf16"], hw["bw"]) is None
 
 
 def test_widget_tokens_option_errors_name_the_option():

@@ -88,9 +88,11 @@ test("tokens slider: its ops' costs, the readout's notes and the launch floor eq
     same(costs, c.costs, `${what} costs`);
     const notes = rl.launchNote(P, st, hw.peaks[st.precision], hw.bw) + rl.tokensNote(P, st);
     assert.equal(notes, c.notes, what);
+    assert.deepEqual(rl.overheadVerdict(P, st, hw.peaks[st.precision], hw.bw), c.overhead, what);
     if (c.scene.launch.x.length) floors += 1;
   }
   assert.ok(floors >= 5, `${floors} cases draw a launch floor`);
+  assert.ok(cases.some((c) => c.overhead) && cases.some((c) => c.state.op && !c.overhead));
   // decode at batch 1 is memory-bound, a training step's projections compute-bound
   const at = (t) => cases.find((c) => c.state.tokens === t && c.state.op === "gate_proj");
   assert.equal(at(1).scene.projections.color.at(-1), DATA.payload.colors.memory);

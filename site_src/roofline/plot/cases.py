@@ -153,6 +153,7 @@ def tokens_scenes(catalog, zoo) -> dict:
             "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)],
             "notes": scene.launch_note(data, st, hw["peaks"][p], hw["bw"])
             + scene.tokens_note(data, st),
+            "overhead": scene.overhead_verdict(data, st, hw["peaks"][p], hw["bw"]),
             "costs": {i: v["cost"][p] for i, v in scene.tokens_ops(data, p, t).items()}})
     return {"payload": data["tokens"], "cases": out}
 

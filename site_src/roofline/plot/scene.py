@@ -80,6 +80,19 @@ def launch_note(payload: dict, st: dict, peak: float, bw: float) -> str:
             f"≤ {fmt.tflops(cost[0] / t)}")
 
 
+def overhead_verdict(payload: dict, st: dict, peak: float, bw: float) -> list[str] | None:
+    """[class, text] when the selected op's launch outlasts both its roofline floors."""
+    cost = op_cost(payload, st)
+    launch = payload.get("launch")
+    if not cost or not launch:
+        return None
+    floor = time_lower_bound(cost[0], cost[1], peak, bw)
+    if launch["seconds"] <= floor:
+        return None
+    return ["overhead", f"Overhead-bound — its {fmt.seconds(launch['seconds'])} launch outlasts "
+            f"its roofline floor of {fmt.seconds(floor)}"]
+
+
 def tokens_note(payload: dict, st: dict) -> str:
     t = st.get("tokens") if payload.get("tokens") else None
     return f" · {fmt.num(t, 6)} token{'' if t == 1 else 's'} per step" if t else ""

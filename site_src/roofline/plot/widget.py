@@ -54,6 +54,7 @@ _VERDICT_CSS = """
 :host { padding: 0.35em 0.7em; border-radius: 4px; font-weight: 600; color: #fff; }
 :host(.rl-memory) { background: #b42318; }
 :host(.rl-compute) { background: #1a7f37; }
+:host(.rl-overhead) { background: #8a5a00; }
 """
 
 

@@ -9,7 +9,7 @@ import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
 import { attainable, place } from "./maths.mjs";
 import { frameSize } from "./labels.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
-import { launchNote, opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
+import { launchNote, opsWithTokens, overheadVerdict, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
@@ -279,9 +279,11 @@ function update(args, obj) {
   // live region, follow once the slider rests; the marker's colour says the bound at once.
   const readout = readoutText(hw, prec, ai, op, ops) + launchNote(P, st, peak, bw) +
     tokensNote(P, st);
-  const verdict = verdictText(hw, prec, ai)[1];
+  // A selected op whose launch outlasts its roofline floors is overhead-bound, whatever its AI.
+  const over = overheadVerdict(P, st, peak, bw);
+  const verdict = over ? over[1] : verdictText(hw, prec, ai)[1];
   const texts = () => {
-    setIfChanged(args.verdict, "css_classes", [`rl-${m.bound}`]);
+    setIfChanged(args.verdict, "css_classes", [`rl-${over ? over[0] : m.bound}`]);
     setTexts(args, readout, verdict);
   };
   clearTimeout(textTimers.get(args.fig));

@@ -49,6 +49,17 @@ export function launchNote(P, st, peak, bw) {
     `≤ ${tflops(cost[0] / t)}`;
 }
 
+// The verdict when the selected op's launch outlasts both its roofline floors: [class, text],
+// else null (the roofline's own verdict stands).
+export function overheadVerdict(P, st, peak, bw) {
+  const cost = opCost(P, st);
+  if (!cost || !P.launch) return null;
+  const floor = timeLowerBound(cost[0], cost[1], peak, bw);
+  if (P.launch.seconds <= floor) return null;
+  return ["overhead", `Overhead-bound — its ${seconds(P.launch.seconds)} launch outlasts its ` +
+          `roofline floor of ${seconds(floor)}`];
+}
+
 export function tokensNote(P, st) {
   const t = P.tokens ? st.tokens : null;
   return t ? ` · ${num(t, 6)} token${t === 1 ? "" : "s"} per step` : "";
