@@ -105,7 +105,7 @@ def test_launch_floor_refuses_bad_data(tmp_path):
         tk.load_launch_floor(bad)
 
 
-# ---------------------------------------------------------------- the roofline widget's tokens slider
+# ------------------------------------------------------------ the roofline widget's tokens slider
 
 SCENE_CASES = Path(__file__).parent / "cases" / "scene_cases.json"
 

@@ -202,8 +202,8 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
             "per weight) it equals the ridge in FLOP/byte. <strong>bf16 + activations</strong>: "
             "the "
             f"{html.escape(cfg.name)} up_proj with its input and output bytes counted too; "
-            "<strong>fp8 throughout</strong>: fp8 weights and activations at the fp8 peak (— = no "
-            "fp8 peak in the catalog); <strong>8-bit weights</strong>: int8 or fp8 weights with "
+            "<strong>fp8 throughout</strong>: fp8 weights and activations at the fp8 peak "
+            "(— = no fp8 peak in the catalog); <strong>8-bit weights</strong>: int8 or fp8 weights with "
             "bf16 compute."
             "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label=label, css_class="rl-tokens"))

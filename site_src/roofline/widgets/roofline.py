@@ -269,7 +269,8 @@ def tokens_payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict
     marks = tokens_marks(zoo)
     top = max(opts.tokens, *(m["tokens"] for m in marks))
     return {"model": get_model(opts.tokens_model).name,
-            "ops": tokens_ops(opts.tokens_model, catalog), "marks": marks, "max": 2 ** math.ceil(math.log2(top))}
+            "ops": tokens_ops(opts.tokens_model, catalog), "marks": marks,
+            "max": 2 ** math.ceil(math.log2(top))}
 
 
 def launch_payload() -> dict:
