@@ -116,3 +116,25 @@ test("tokens from the URL: whole numbers in range only, the hash first", () => {
   assert.equal(rl.tokensAtSlider(0), 1);
   assert.equal(rl.tokensAtSlider(Math.log2(4096)), 4096);
 });
+
+test("tokens from hostile URLs: every shared payload gives null or a whole number in range", () => {
+  const H = JSON.parse(readFileSync(new URL("../cases/hostile_urls.json", import.meta.url)));
+  const max = DATA.tokens.max;
+  let n = 0;
+  for (const p of [...H.scripts, ...H.numbers, ...H.ids]) {
+    for (const [search, hash] of [[`?tokens=${encodeURIComponent(p)}`, ""],
+                                  ["", `#tokens=${encodeURIComponent(p)}`],
+                                  [`?tokens=${p}`, ""]]) {
+      const t = rl.parseTokens(search, hash, max);
+      assert.ok(t === null || (Number.isInteger(t) && t >= 1 && t <= max), `${search}${hash}: ${t}`);
+      n += 1;
+    }
+  }
+  assert.ok(n >= 100, `${n} cases`);
+  // seeded: a parser that trusts the number would let these through
+  const loose = (s) => Number(/tokens=([^&#]*)/.exec(s)[1]);
+  assert.ok([...H.numbers].some((p) => {
+    const v = loose(`?tokens=${p}`);
+    return !(Number.isInteger(v) && v >= 1 && v <= max);
+  }));
+});
