@@ -149,6 +149,27 @@ _WALK = """async ([check, phone, page]) => {
     const m = n => doc.get_model_by_name(n);
     if (m('hardware')) {
       const hw = m('hardware'), prec = m('precision'), vec = m('vector-roof');
+      const first = hw.value, presets = m('presets'), tokens = m('tokens-slider');
+      const ids = o => o.map(x => Array.isArray(x) ? x[0] : x);
+      // Each preset (a selected op adds its launch floor and label) at each precision, and
+      // with the tokens slider at each of its marks.
+      for (const p of ids(prec.options)) {
+        prec.value = p;
+        for (const op of ids(presets.options)) {
+          presets.value = op;
+          await look(`${page} ${first} ${p} preset=${op}`);
+        }
+      }
+      if (tokens) {
+        for (const t of [0, 6, 8, 12, 15].filter(v => v <= tokens.end)) {
+          tokens.value = t; await frame();
+          for (const op of ids(presets.options)) {
+            presets.value = op;
+            await look(`${page} tokens=2^${t} preset=${op}`);
+          }
+        }
+      }
+      presets.value = 'custom';
       for (const h of hw.options.map(o => Array.isArray(o) ? o[0] : o)) {
         hw.value = h; await frame();
         for (const p of prec.options.map(o => Array.isArray(o) ? o[0] : o)) {
@@ -186,15 +207,16 @@ _WALK = """async ([check, phone, page]) => {
 
 @pytest.mark.parametrize("width", [1280, 412])
 def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, browser):
-    """Walks each widget through every state it offers — the roofline (measurement overlay
-    included) over every chip × precision × vector toggle, the budget over every model × phase
-    × smallest/largest batch × no/all fusions — and checks the canvas labels in each (presets
-    and the AI slider move only the marker, which carries no label)."""
+    """Walks each widget through every state it offers — the roofline (on the lesson, the
+    measure page with its overlay, the budget page with its ceilings) over every chip ×
+    precision × vector toggle, every preset at each precision and at each tokens mark; the
+    budget over every model × phase × smallest/largest batch × no/all fusions — and checks the
+    canvas labels in each (the AI slider moves only the marker, which carries no label)."""
     ctx = browser.new_context(viewport={"width": width, "height": 900})
     page = ctx.new_page()
     problems, states = [], 0
     try:
-        for rel in ("measure.html", "budget.html"):
+        for rel in (LESSON, "measure.html", "budget.html"):
             page.goto(site_server.url + rel)
             page.wait_for_load_state("load")
             _settle(page)

@@ -62,9 +62,12 @@ export function overlaps(a, b, pad = 1) {
 // inside the frame and overlaps no point and no label placed before it; a label with no such place is left
 // out (shown: false). Boxes are returned so tests can check them. `taken`: boxes already placed
 // (a measurement overlay is laid out around the scene's own labels this way).
-// `widthOf(label)`: the label's measured text width in px (optional; default the estimate).
+// `widthOf(label)`: the label's text width in px; by default the canvas's measure in a
+// browser (what the live plot draws) and the estimate elsewhere (node, like the Python mirror).
+const measuredWidth = (l) => textWidth(l.text, l.size, l.style);
+
 export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = [],
-                             widthOf = undefined) {
+                             widthOf = measuredWidth) {
   const placed = taken.concat(points.x.map((x, i) => {
     const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
     return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
