@@ -198,19 +198,36 @@ function labelColumns(labels, role) {
   return out;
 }
 
+// A scene redraw sets only what changed: a tokens-slider tick redraws the scene, but mostly
+// only the tokens points and their labels move, and an unchanged model costs Bokeh nothing.
+const lastData = new WeakMap();
+
+function setData(src, data) {
+  const json = JSON.stringify(data);
+  if (lastData.get(src) === json) return;
+  lastData.set(src, json);
+  src.data = data;
+}
+
+function setRange(range, start, end) {
+  if (range.start !== start || range.end !== end) range.setv({ start, end });
+}
+
 function drawScene(args, st) {
   const S = scene(args.payload, st, frameSize(args.fig));
-  args.fig.x_range.setv({ start: S.x[0], end: S.x[1] });
-  args.fig.y_range.setv({ start: S.y[0], end: S.y[1] });
-  args.roof.data = S.roof;
-  args.memory.setv({ left: S.memory[0], right: S.memory[1] });
-  args.ridge.location = S.ridge;
-  args.ceilings.data = S.ceilings;
-  args.vector_src.data = S.vector;
-  args.points.data = S.points;
-  args.labels_color.data = labelColumns(S.labels, "color");
-  args.labels_ink.data = labelColumns(S.labels, "ink");
-  args.labels_muted.data = labelColumns(S.labels, "muted");
+  setRange(args.fig.x_range, S.x[0], S.x[1]);
+  setRange(args.fig.y_range, S.y[0], S.y[1]);
+  setData(args.roof, S.roof);
+  if (args.memory.left !== S.memory[0] || args.memory.right !== S.memory[1]) {
+    args.memory.setv({ left: S.memory[0], right: S.memory[1] });
+  }
+  setIfChanged(args.ridge, "location", S.ridge);
+  setData(args.ceilings, S.ceilings);
+  setData(args.vector_src, S.vector);
+  setData(args.points, S.points);
+  setData(args.labels_color, labelColumns(S.labels, "color"));
+  setData(args.labels_ink, labelColumns(S.labels, "ink"));
+  setData(args.labels_muted, labelColumns(S.labels, "muted"));
   drawTokens(args, S);
   const v = vectorFor(args.payload.hardware[st.hardware], st.precision);
   args.vector.disabled = !v;
@@ -221,8 +238,8 @@ function drawScene(args, st) {
 // The tokens slider's ops and the selected op's launch floor (sources only a widget with a
 // tokens slider has; the floor's source is always there).
 function drawTokens(args, S) {
-  if (args.launch_src) args.launch_src.data = S.launch;
-  if (args.tokens_src) args.tokens_src.data = S.projections;
+  if (args.launch_src) setData(args.launch_src, S.launch);
+  if (args.tokens_src) setData(args.tokens_src, S.projections);
 }
 
 function setIfChanged(model, prop, value) {
