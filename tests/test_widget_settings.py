@@ -94,7 +94,7 @@ def test_every_host_parses_through_the_same_settings(monkeypatch, tmp_path, caps
     fences.FENCES["roofline"]("ai: 3\n", "roofline", "roofline", {}, None)
     roofline.figure(ai=4)
     args = plot_command.argparse.Namespace(hardware="h100-sxm", precision="bf16", ops=None,
-                                           ai=5.0, ceilings=[], catalog=None,
-                                           output=tmp_path / "plot.html")
+                                           ai=5.0, ceilings=[], catalog=None, tokens=None,
+                                           model=None, output=tmp_path / "plot.html")
     assert plot_command.run(args) == 0
     assert [s.get("ai") for s in seen] == [2, 3, 4, 5.0]
