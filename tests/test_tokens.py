@@ -185,7 +185,7 @@ def test_widget_tokens_option_errors_name_the_option():
     from roofline.errors import WidgetOptionError
     from roofline.widgets.roofline import RooflineSettings
     for opts, option in (({"tokens": 0}, "tokens"), ({"tokens": 1, "model": "gpt-9"}, "model"),
-                         ({"op": "gate_proj"}, "op")):
+                         ({"op": "gate_proj"}, "op"), ({"model": "llama-3-8b"}, "model")):
         with pytest.raises(WidgetOptionError) as exc:
             RooflineSettings.from_options(opts, where="p.md:3")
         assert f"option '{option}'" in str(exc.value)

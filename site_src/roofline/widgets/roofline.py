@@ -92,6 +92,9 @@ class RooflineSettings(WidgetSettings):
         for op_id in self.ops or ():
             if op_id not in zoo.presets:
                 raise self.fail("ops", f"unknown op {op_id!r}", list(zoo.presets))
+        if self.tokens is None and self.tokens_model != TOKENS_MODEL:
+            raise self.fail("model", "model only applies with tokens (it names whose ops the "
+                            "tokens slider moves)")
         if self.tokens is not None:
             if not (isinstance(self.tokens, int) and not isinstance(self.tokens, bool)
                     and 1 <= self.tokens <= TOKENS_MAX):
