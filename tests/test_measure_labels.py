@@ -60,7 +60,8 @@ def test_static_svg_draws_the_measurement_with_its_labels_clear():
 
         def box(t):
             size, x, y = float(t.get("font-size")), float(t.get("x")), float(t.get("y"))
-            w = float(t.get("textLength"))
+            # drawn to its laid-out (estimated) width, or compressed to it (textLength)
+            w = float(t.get("textLength") or len(t.text) * size * scene.CHAR_W)
             left = {"end": x - w, "middle": x - w / 2}.get(t.get("text-anchor"), x)
             return [left, y - size * 0.8, left + w, y + size * 0.25]
         boxes = [(t.text, box(t)) for t in labels]

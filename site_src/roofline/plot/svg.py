@@ -152,20 +152,47 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
     return "".join(out)
 
 
+# Advance widths (em) of ASCII 32-126 in DejaVu Sans, regular and bold: the widest common
+# sans-serif (what system-ui is on Debian). A label that would run wider in it than its laid-out
+# box (the layout's CHAR_W estimate) is drawn compressed to the box; the rest keep their font's
+# natural width, so a narrower font is never stretched.
+_WIDE = {style: dict(zip(map(chr, range(32, 127)), map(float, widths.split())))
+         for style, widths in (("normal", (
+    "0.32 0.4 0.46 0.84 0.64 0.95 0.78 0.27 0.39 0.39 0.5 0.84 0.32 0.36 0.32 0.34 0.64 "
+    "0.64 0.64 0.64 0.64 0.64 0.64 0.64 0.64 0.64 0.34 0.34 0.84 0.84 0.84 0.53 1 0.68 0.69 "
+    "0.7 0.77 0.63 0.58 0.77 0.75 0.29 0.29 0.66 0.56 0.86 0.75 0.79 0.6 0.79 0.69 0.63 "
+    "0.61 0.73 0.68 0.99 0.69 0.61 0.69 0.39 0.34 0.39 0.84 0.5 0.5 0.61 0.63 0.55 0.63 "
+    "0.62 0.35 0.63 0.63 0.28 0.28 0.58 0.28 0.97 0.63 0.61 0.63 0.63 0.41 0.52 0.39 0.63 "
+    "0.59 0.82 0.59 0.59 0.52 0.64 0.34 0.64 0.84 ")), ("bold", (
+    "0.35 0.46 0.52 0.84 0.7 1 0.87 0.31 0.46 0.46 0.52 0.84 0.38 0.42 0.38 0.37 0.7 0.7 "
+    "0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.7 0.4 0.4 0.84 0.84 0.84 0.58 1 0.77 0.76 0.73 0.83 0.68 "
+    "0.68 0.82 0.84 0.37 0.37 0.77 0.64 1 0.84 0.85 0.73 0.85 0.77 0.72 0.68 0.81 0.77 1.1 "
+    "0.77 0.72 0.73 0.46 0.37 0.46 0.84 0.5 0.5 0.67 0.72 0.59 0.72 0.68 0.44 0.72 0.71 "
+    "0.34 0.34 0.67 0.34 1.04 0.71 0.69 0.72 0.72 0.49 0.6 0.48 0.71 0.65 0.92 0.65 0.65 "
+    "0.58 0.71 0.37 0.71 0.84 ")))}
+
+
+def _widest(text: str, size: float, style: str) -> float:
+    """The text's width (px) in DejaVu Sans; 0.84 em for a glyph outside ASCII (× ≈ −)."""
+    table = _WIDE["bold" if style == "bold" else "normal"]
+    return sum(table.get(ch, 0.84) for ch in text) * size
+
+
 def _label_text(lab: dict, left: float, top: float, cls: str, color: str) -> str:
-    """One placed label as SVG text on its box's baseline, drawn to its laid-out width: the
-    layout's boxes are estimates (CHAR_W per glyph), and a wide font (DejaVu Sans: up to
-    0.79 em a bold capital) would otherwise run into its neighbour."""
+    """One placed label as SVG text on its box's baseline; compressed to the box's width only
+    where the widest common font would overrun it (DejaVu Sans runs to 0.79 em a bold capital
+    against the layout's 0.6), so it never runs into its neighbour."""
     b = lab["box"]
     anchor = {"right": "end", "center": "middle"}.get(lab["align"], "start")
     x = left + {"end": b[2], "middle": (b[0] + b[2]) / 2}.get(anchor, b[0])
     y = top + b[3] - lab["size"] * (sc.LINE_H - 1) / 2 - lab["size"] * 0.2
     weight = ' font-weight="bold"' if lab["style"] == "bold" else ""
     italic = ' font-style="italic"' if lab["style"] == "italic" else ""
+    fit = (f' textLength="{b[2] - b[0]:.1f}" lengthAdjust="spacingAndGlyphs"'
+           if _widest(lab["text"], lab["size"], lab["style"]) > b[2] - b[0] else "")
     return (f'<text class="{cls}" data-key="{html.escape(lab["key"])}" x="{x:.1f}" '
-            f'y="{y:.1f}" font-size="{lab["size"]}" textLength="{b[2] - b[0]:.1f}" '
-            f'lengthAdjust="spacingAndGlyphs" fill="{color}" text-anchor="{anchor}"'
-            f'{weight}{italic}>{html.escape(lab["text"])}</text>')
+            f'y="{y:.1f}" font-size="{lab["size"]}"{fit} fill="{color}" '
+            f'text-anchor="{anchor}"{weight}{italic}>{html.escape(lab["text"])}</text>')
 
 
 def _overlay(overlay: dict, S: dict, frame: tuple[float, float], px, left: float,
