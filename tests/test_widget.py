@@ -53,7 +53,7 @@ def test_initial_state_comes_from_the_model():
     first = scene.scene(data, data["state"], (640, 330))
     assert first["ridge"] == pytest.approx(hw.ridge_flops_per_byte("bf16"), rel=1e-12)
     assert scene.readout_text(data["hardware"]["a100-sxm-80gb"], "bf16", ai, "gemm-train",
-                              data["ops"]).count("gemm-train takes ≥") == 1
+                              data["ops"]).count("GEMM (training) takes ≥") == 1
 
 
 def test_precision_options_follow_the_chip():

@@ -11,6 +11,7 @@ from conftest import screenshot, watch
 from roofline.catalog import default_catalog
 from roofline.maths import place
 from roofline.ops import default_zoo
+from roofline.widgets.roofline import _short
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
@@ -147,7 +148,7 @@ def test_each_preset_puts_the_marker_at_the_models_ai(lesson):
         expected = place(op, hw, "bf16").intensity_flops_per_byte
         assert math.isclose(s["marker"], expected, rel_tol=1e-9), (op.name, s["marker"])
         assert math.isclose(s["ai"], expected, rel_tol=1e-9)
-        assert f"{op.name} takes ≥" in s["readout"]
+        assert f"{_short(op.label)} takes ≥" in s["readout"]
         assert_drawn(s)
 
 

@@ -143,7 +143,8 @@ def readout_text(hw: dict, precision: str, ai: float, op: str | None, ops: dict)
     text = (f"AI {fmt.num(ai)} FLOP/byte · best {fmt.tflops(att)} · "
             f"{fmt.percent(att / peak)} of the {fmt.tflops(peak)} peak")
     if op is not None:
-        text += f" · {op} takes ≥ {fmt.seconds(place(ops[op]['cost'][precision], peak, bw)['time'])}"
+        name = ops[op].get("short") or op
+        text += f" · {name} takes ≥ {fmt.seconds(place(ops[op]['cost'][precision], peak, bw)['time'])}"
     return text
 
 

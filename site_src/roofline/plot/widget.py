@@ -176,8 +176,8 @@ def _build(opts: RooflineSettings, data: dict):
                        options=[(p, data["precisions"][p]["label"]) for p in hw["precisions"]],
                        width=200, stylesheets=[widget_css])
     presets = Select(name="presets", title="Op preset", value=st["op"] or "custom",
-                     options=[("custom", "(slider value)")]
-                     + [(i, f"{i} — {v['label']}") for i, v in data["ops"].items()]
+                     options=[("custom", "None: the AI slider alone")]
+                     + [(i, v["label"]) for i, v in data["ops"].items()]
                      + _tokens_presets(data), width=240, stylesheets=[widget_css])
     vector = Checkbox(name="vector-roof", label="Show the vector roof", active=st["vector"],
                       stylesheets=[widget_css], align="end")

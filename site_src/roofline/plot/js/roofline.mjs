@@ -23,7 +23,7 @@ export function readoutText(hw, precision, ai, op, ops) {
              `${percent(att / peak)} of the ${tflops(peak)} peak`;
   if (op !== null && op !== undefined) {
     const t = place(ops[op].cost[precision], peak, hw.bw).time;
-    text += ` · ${op} takes ≥ ${seconds(t)}`;
+    text += ` · ${ops[op].short || op} takes ≥ ${seconds(t)}`;
   }
   return text;
 }
