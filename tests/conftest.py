@@ -2,7 +2,9 @@
 
 Sites, each built once per test run and shared:
 - built_site (session) -> Path: the project's own site (`mkdocs build --strict`, subprocess,
-  SOURCE_DATE_EPOCH fixed). The same folder is read over http and from file://.
+  SOURCE_DATE_EPOCH fixed). The same folder is read over http and from file://. The build starts
+  in the background at a run's first test when any collected test needs it, and the files that
+  need it run last, so it overlaps the other tests; pytest-xdist workers share the one build.
 - site_server (session) -> Server(root, url, httpd): built_site on http://127.0.0.1:<port>/.
 - site_url (session) -> site_url(rel, scheme="http") -> str: a page of built_site over "http"
   or "file".
@@ -39,6 +41,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,42 +69,76 @@ def build_site(dest: Path, config: Path | None = None, env: dict | None = None,
     if running and _SLOW_TESTS and running not in _SLOW_TESTS:
         warnings.warn(f"{running} builds a site but is not marked slow: "
                       "add @pytest.mark.slow so the fast subset stays fast", stacklevel=2)
+    cmd, full_env = _mkdocs_build(dest, config, env)
+    return subprocess.run(cmd, cwd=cwd or ROOT, env=full_env, capture_output=True, text=True)
+
+
+def _mkdocs_build(dest: Path, config: Path | None = None,
+                  env: dict | None = None) -> tuple[list[str], dict]:
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(dest)]
     if config:
         cmd += ["--config-file", str(config)]
     full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1764633600",
                 **(env or {})}
-    return subprocess.run(cmd, cwd=cwd or ROOT, env=full_env, capture_output=True, text=True)
+    return cmd, full_env
 
 
-def built_once(tmp_path_factory, name: str, build) -> Path:
-    """build(dest) once per test run, even when pytest-xdist runs several worker processes:
-    the first worker to get here builds under a file lock, the others wait and share it."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:
-        dest = tmp_path_factory.mktemp(name) / name
-        build(dest)
-        return dest
-    shared = tmp_path_factory.getbasetemp().parent  # the run's folder, above each worker's
-    dest = shared / f"shared-{name}" / name
-    with open(shared / f"shared-{name}.lock", "w") as lock:
+# The project's site is built by a background process, started at the first test of a run that
+# will need it (_site_build_in_background) and awaited by the first test that does (built_site):
+# the build (the run's longest single step) overlaps the tests that need no site, on the other
+# core. Under pytest-xdist the workers share one build: the first to take the lock starts it, and
+# every worker waits for the same exit-status file.
+_RUN_AND_RECORD = ('folder=$1; shift; "$@" >"$folder/log.txt" 2>&1; '
+                   'echo $? >"$folder/rc.tmp"; mv "$folder/rc.tmp" "$folder/rc"')
+_BACKGROUND: list[subprocess.Popen] = []
+
+
+def _run_folder(tmp_path_factory) -> Path:
+    """This run's temp folder: shared by all xdist workers (the parent of each one's own)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _start_site_build(tmp_path_factory) -> Path:
+    """Start `mkdocs build` of the project into <run folder>/shared-site/site unless this run
+    already has; returns the folder whose `rc` file appears when the build ends."""
+    run = _run_folder(tmp_path_factory)
+    folder = run / "shared-site"
+    with open(run / "shared-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = dest.parent / "built"
-        if not done.exists():
-            build(dest)
-            done.touch()
-    return dest
+        if not folder.exists():
+            folder.mkdir()
+            cmd, env = _mkdocs_build(folder / "site")
+            _BACKGROUND.append(subprocess.Popen(
+                ["sh", "-c", _RUN_AND_RECORD, "sh", str(folder), *cmd], cwd=ROOT, env=env,
+                stdin=subprocess.DEVNULL))
+    return folder
 
 
-def _build_project_site(dest: Path) -> None:
-    proc = build_site(dest)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+@pytest.fixture(scope="session", autouse=True)
+def _site_build_in_background(request, tmp_path_factory):
+    if any("built_site" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        _start_site_build(tmp_path_factory)
+    yield
+    for proc in _BACKGROUND:  # a run stopped early (-x, Ctrl-C) leaves no build behind
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait()
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
-    """The project's own site, built once per test run."""
-    return built_once(tmp_path_factory, "site", _build_project_site)
+    """The project's own site, built once per test run (in the background from the run's
+    start, when the run has a test that needs it)."""
+    folder = _start_site_build(tmp_path_factory)
+    rc = folder / "rc"
+    deadline = time.monotonic() + 1200
+    while not rc.exists():
+        assert time.monotonic() < deadline, "the site build did not finish in 20 minutes"
+        time.sleep(0.1)
+    log = (folder / "log.txt").read_text(encoding="utf-8", errors="replace")
+    assert rc.read_text().strip() == "0", log[-4000:]
+    return folder / "site"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -149,6 +186,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if item.get_closest_marker("slow"):
             _SLOW_TESTS.add(item.nodeid)
+    # Files whose tests need the project's site run last (each file kept whole and in order, so
+    # module fixtures are set up once): the tests before them run while the site builds.
+    needs_site = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
+    items.sort(key=lambda item: item.path in needs_site)
 
 
 @pytest.fixture(scope="session")
