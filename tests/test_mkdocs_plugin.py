@@ -66,6 +66,7 @@ def test_build_is_byte_identical(plugin_site, tmp_path):
     assert (again / "index.html").read_bytes() == (plugin_site / "index.html").read_bytes()
 
 
+@pytest.mark.slow
 def test_bad_fence_fails_the_build_in_the_line_the_docs_show(tmp_path):
     """docs/embed.md quotes the build's output for its own example with a misspelt option."""
     (tmp_path / "docs").mkdir()
@@ -146,6 +147,7 @@ def test_fixture_plot_renders_from_file_with_no_outside_request(plugin_site, ope
 
 
 
+@pytest.mark.slow
 def test_docs_mkdocs_example_builds(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "mkdocs.yml").write_text(doc_block("mkdocs.yml"), encoding="utf-8")

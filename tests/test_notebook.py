@@ -42,6 +42,7 @@ def test_example_notebook_is_stored_without_outputs():
         "clear the outputs before committing (each plot output carries BokehJS, ~1.7 MB)"
 
 
+@pytest.mark.slow
 def test_notebook_executes_and_shows_two_offline_plots(executed):
     nb, where = executed
     html = [o["data"]["text/html"] for o in _outputs(nb) if "text/html" in o.get("data", {})]

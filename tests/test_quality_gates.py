@@ -98,6 +98,7 @@ def test_reproducibility_gate_reports_one_changed_byte_and_an_extra_file(tiny_si
 
 # ---------------------------------------------------------------- the Nu HTML validator
 
+@pytest.mark.slow
 def test_html_gate_reports_a_duplicate_id_and_passes_listed_findings():
     """One validator run over three fixtures: a seeded duplicate id must be reported, a valid
     page must not, and a page whose only finding is on the allow-list (exact message, straight

@@ -82,6 +82,7 @@ def test_alabaster_build_passes_with_warnings_as_errors(alabaster_site):
     assert html.count('class="roofline-block"') == 2 and "alabaster" in html
 
 
+@pytest.mark.slow
 def test_text_builder_names_the_plot_instead(tmp_path):
     status, log = sphinx_build(FIXTURES / "sphinx-site", tmp_path / "text", builder="text")
     assert status == 0, log
@@ -90,6 +91,7 @@ def test_text_builder_names_the_plot_instead(tmp_path):
     assert "roofline-block" not in text
 
 
+@pytest.mark.slow
 def test_bad_options_fail_naming_file_line_and_option(tmp_path):
     status, log = sphinx_build(FIXTURES / "sphinx-bad", tmp_path / "html")
     assert status != 0
@@ -103,6 +105,7 @@ def test_bad_options_fail_naming_file_line_and_option(tmp_path):
         assert re.search(pattern, log), (pattern, log)
 
 
+@pytest.mark.slow
 def test_options_and_body_giving_the_same_key_is_an_error(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

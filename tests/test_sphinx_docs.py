@@ -46,6 +46,7 @@ def test_install_snippet_names_this_package_and_its_extra():
     assert project["name"] == "roofline-lesson" and "sphinx" in project["optional-dependencies"]
 
 
+@pytest.mark.slow
 def test_mkdocs_snippets_build(tmp_path, monkeypatch):
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -60,6 +61,7 @@ def test_mkdocs_snippets_build(tmp_path, monkeypatch):
     assert html.count('class="roofline-block"') == 1 and "NVIDIA A100 SXM4 80GB" in html
 
 
+@pytest.mark.slow
 def test_sphinx_snippets_build_with_warnings_as_errors(tmp_path):
     pytest.importorskip("myst_parser", reason="install the [sphinx] extra")
     from test_sphinx import sphinx_build
