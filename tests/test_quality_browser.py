@@ -47,45 +47,59 @@ def view(built_site, site_url, browser):
     return _view
 
 
-def _ids(views):
-    return [f"{s}-{p}" for s, p in views]
+class _EveryPage:
+    """Every check for one view (scheme, palette). Each view is a class of its own so that
+    pytest-xdist (--dist loadscope) can run the views on different workers; a worker loads only
+    the views of the classes it runs."""
+    scheme = palette = ""
+
+    def reports(self, view) -> dict[str, PageReport]:
+        return view(self.scheme, self.palette)
+
+    def test_the_view_covers_every_page(self, view, built_site):
+        reports = self.reports(view)
+        assert {LESSON, "index.html", "hardware.html", "budget.html", "measure.html"} <= set(reports)
+        assert len(reports) == len(pages(built_site)) - (self.scheme == "file")
+
+    def test_no_request_leaves_the_machine(self, view):
+        assert {rel: r.external for rel, r in self.reports(view).items() if r.external} == {}
+
+    def test_no_console_or_page_error(self, view):
+        assert {rel: r.errors for rel, r in self.reports(view).items() if r.errors} == {}
+
+    def test_every_plot_block_is_ready(self, view):
+        reports = self.reports(view)
+        assert reports[LESSON].blocks, "the lesson has a plot"
+        assert {rel: r.blocks for rel, r in reports.items()
+                if any(b != "ready" for b in r.blocks)} == {}
+
+    def test_palette_follows_the_readers_preference(self, view):
+        expected = "slate" if self.palette == "dark" else "default"
+        assert {rel: r.palette for rel, r in self.reports(view).items()
+                if r.palette != expected} == {}
 
 
-@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
-def test_the_view_covers_every_page(view, built_site, scheme, palette):
-    reports = view(scheme, palette)
-    assert {LESSON, "index.html", "hardware.html", "budget.html", "measure.html"} <= set(reports)
-    assert len(reports) == len(pages(built_site)) - (scheme == "file")
+class _Axe:
+    """axe-core over http only: from file:// the DOM is the same."""
+
+    def test_axe_finds_no_violations(self, view):
+        assert {rel: r.axe for rel, r in self.reports(view).items() if r.axe} == {}
 
 
-@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
-def test_no_request_leaves_the_machine(view, scheme, palette):
-    assert {rel: r.external for rel, r in view(scheme, palette).items() if r.external} == {}
+class TestHttpLight(_EveryPage, _Axe):
+    scheme, palette = "http", "light"
 
 
-@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
-def test_no_console_or_page_error(view, scheme, palette):
-    assert {rel: r.errors for rel, r in view(scheme, palette).items() if r.errors} == {}
+class TestHttpDark(_EveryPage, _Axe):
+    scheme, palette = "http", "dark"
 
 
-@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
-def test_every_plot_block_is_ready(view, scheme, palette):
-    reports = view(scheme, palette)
-    assert reports[LESSON].blocks, "the lesson has a plot"
-    assert {rel: r.blocks for rel, r in reports.items()
-            if any(b != "ready" for b in r.blocks)} == {}
+class TestFileLight(_EveryPage):
+    scheme, palette = "file", "light"
 
 
-@pytest.mark.parametrize("scheme, palette", VIEWS, ids=_ids(VIEWS))
-def test_palette_follows_the_readers_preference(view, scheme, palette):
-    expected = "slate" if palette == "dark" else "default"
-    assert {rel: r.palette for rel, r in view(scheme, palette).items()
-            if r.palette != expected} == {}
-
-
-AXE_VIEWS = [v for v in VIEWS if v[0] == "http"]  # from file:// the DOM is the same
-
-
-@pytest.mark.parametrize("scheme, palette", AXE_VIEWS, ids=_ids(AXE_VIEWS))
-def test_axe_finds_no_violations(view, scheme, palette):
-    assert {rel: r.axe for rel, r in view(scheme, palette).items() if r.axe} == {}
+def test_the_views_are_the_classes():
+    """VIEWS lists what the classes check, and page_report runs axe exactly where _Axe is."""
+    classes = [TestHttpLight, TestHttpDark, TestFileLight]
+    assert [(c.scheme, c.palette) for c in classes] == VIEWS
+    assert [issubclass(c, _Axe) for c in classes] == [s == "http" for s, _ in VIEWS]
