@@ -149,7 +149,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, browser, pa
         preset = page.get_by_label("Op preset", exact=True)
         preset.focus()
         page.keyboard.press("End")  # the last preset: gate/up/down_proj at the slider's tokens
-        m = after("gate_proj takes")
+        m = after("gate/up/down_proj takes")
         assert "AI 2,740 FLOP/byte" in m["readout"] and m["verdict"].startswith("Compute-bound")
         page.get_by_role("button", name="Decode 1", exact=True).focus()
         page.keyboard.press("Enter")
@@ -163,7 +163,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, browser, pa
         page.keyboard.press("ArrowUp")
         m = after("overhead-bound")
         launch = load_launch_floor().seconds
-        assert "input_layernorm takes" in m["readout"] and "64 tokens per step" in m["readout"]
+        assert "input/post norm takes" in m["readout"] and "64 tokens per step" in m["readout"]
         assert m["verdict"].startswith("Overhead-bound — its 4 µs launch outlasts")
         flops = 64 * 4096 * 4  # rows × d × 4 FLOPs an element (roofline ops: 1.05 M)
         assert m["launch-floor"]["y"] == [pytest.approx(flops / launch / 1e12)] * 2

@@ -148,7 +148,7 @@ def test_each_preset_puts_the_marker_at_the_models_ai(lesson):
         expected = place(op, hw, "bf16").intensity_flops_per_byte
         assert math.isclose(s["marker"], expected, rel_tol=1e-9), (op.name, s["marker"])
         assert math.isclose(s["ai"], expected, rel_tol=1e-9)
-        assert f"{_short(op.label)} takes ≥" in s["readout"]
+        assert f"{_short(zoo.preset(op.name).label)} takes ≥" in s["readout"]
         assert_drawn(s)
 
 

@@ -196,7 +196,9 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     labels = ColumnDataSource(name="measured-labels", data={
         k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline", "size", "style")})
     points = ColumnDataSource(name="measured-points", data={"x": [], "y": [], "text": []})
-    scene_labels = [ls.source for ls in fig.select({"type": LabelSet})]
+    # Sorted by name: select() walks a set, and the page must be byte-identical per build.
+    scene_labels = sorted((ls.source for ls in fig.select({"type": LabelSet})),
+                          key=lambda s: s.name or "")
     scene_points = list(fig.select({"type": ColumnDataSource, "name": "op-points"}))
     fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
                    line_dash="dashdot", name="measured-roof-lines")
