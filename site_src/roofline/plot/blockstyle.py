@@ -27,6 +27,27 @@ STATIC_CSS = (
     "{display:none!important}.roofline-static>.roofline-svg-wide{display:block!important}}")
 
 
+# The Bokeh controls' own CSS (each widget's InlineStyleSheet starts with it): inputs and
+# noUiSlider tracks take the host's palette (Material's variables; light fallbacks elsewhere),
+# so in dark mode a slider is not a glaring white bar, and its handle shows a focus ring.
+CONTROL_CSS = """
+:host { --background-color: var(--md-default-bg-color, #fff);
+        color: var(--md-default-fg-color, inherit); }
+.bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
+            border-color: var(--md-default-fg-color--lighter, #bbb); }
+.noUi-target { background: var(--md-default-fg-color--lightest, #fafafa);
+               border-color: var(--md-default-fg-color--light, #d3d3d3); box-shadow: none; }
+.noUi-handle { background: var(--md-default-bg-color, #fff);
+               border-color: var(--md-default-fg-color--light, #d9d9d9); box-shadow: none; }
+.noUi-handle:focus-visible { outline: 3px solid var(--md-accent-fg-color, #005fcc);
+                             outline-offset: 2px; }
+.noUi-connect { background: var(--md-primary-fg-color, #4051b5) !important; }
+.bk-btn-default { color: inherit; background-color: var(--md-default-bg-color, #fff);
+                  border-color: var(--md-default-fg-color--lighter, #ccc); }
+.bk-btn-default:hover { background-color: var(--md-default-fg-color--lightest, #e6e6e6); }
+"""
+
+
 STATIC_STYLE = f"<style>{STATIC_CSS}</style>"
 NOSCRIPT_STYLE = ("<style>.roofline-block>.roofline-target{display:none}"
                    ".roofline-block>.roofline-static{position:static}</style>")

@@ -36,6 +36,7 @@ from ..memory import RECOMPUTE, ZERO_STAGES
 from ..widgets.budget import BudgetSettings
 from .budget_tables import ceilings_table, summary_table  # noqa: F401  (re-exported)
 from . import jsmodule
+from .blockstyle import CONTROL_CSS
 
 JS = Path(__file__).parent / "js" / "budget.mjs"
 LABELS_JS = JS.with_name("budget_labels.mjs")
@@ -47,11 +48,7 @@ TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of
           "classes": ["Does not fit in memory: no step time",
                       "Where the step's time goes, by op class"]}
 
-_WIDGET_CSS_TEXT = """
-:host { --background-color: var(--md-default-bg-color, #fff);
-        color: var(--md-default-fg-color, inherit); }
-.bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
-            border-color: var(--md-default-fg-color--lighter, #bbb); }
+_WIDGET_CSS_TEXT = CONTROL_CSS + """
 /* Touch targets of at least 24 x 24 px (WCAG 2.5.8): each fusion's whole row is its label. */
 .bk-input-group label { display: flex; align-items: center; min-height: 28px; gap: 6px; }
 .bk-input-group input[type=checkbox] { width: 18px; height: 18px; margin: 0; flex: none; }

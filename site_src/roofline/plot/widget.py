@@ -24,6 +24,7 @@ from bokeh.plotting import figure as bokeh_figure
 from ..catalog import Catalog, default_catalog
 from ..ops import OpZoo
 from . import jsmodule
+from .blockstyle import CONTROL_CSS
 # The settings (defaults, options, validation, height, payload) live in the bokeh-free
 # widgets/roofline.py; the names are re-exported here for the callers that used them.
 from ..widgets.roofline import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,  # noqa: F401
@@ -41,11 +42,7 @@ def callback_code() -> str:
     runs (a blob cannot import)."""
     return jsmodule.bundle(JS)
 SLIDER_FORMAT = JS.with_name("slider_format.js")
-_WIDGET_CSS = """
-:host { --background-color: var(--md-default-bg-color, #fff);
-        color: var(--md-default-fg-color, inherit); }
-.bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
-            border-color: var(--md-default-fg-color--lighter, #bbb); }
+_WIDGET_CSS = CONTROL_CSS + """
 /* The vector-roof Checkbox has no <label> to widen its target: the box itself is 24 px
    (WCAG 2.5.8), so it stays a target beside any neighbour. */
 input[type=checkbox] { width: 24px; height: 24px; margin: 0 6px 0 0; flex: none; }
