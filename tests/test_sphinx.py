@@ -273,8 +273,13 @@ def _axe_plots(page) -> list[dict]:
 @pytest.mark.browser
 def test_alabaster_page_keeps_the_plot_light_under_a_dark_os(alabaster_site, open_page):
     w = open_page((alabaster_site / "myst.html").as_uri(), scheme="dark")
+    # One block at a time: the loader embeds a plot that is near the viewport, so a block
+    # scrolled past before its observer fired would (rightly) wait until it is seen again.
     for block in w.page.locator(".roofline-block").all():
         block.scroll_into_view_if_needed()
+        block.element_handle().wait_for_element_state("stable")
+        w.page.wait_for_function("(b) => b.dataset.rooflineState === 'ready'",
+                                 arg=block.element_handle(), timeout=20000)
     w.page.wait_for_function(READY, timeout=20000)
     assert w.page.evaluate(STATE, 0)["theme"] == "light"
     w.assert_clean()
