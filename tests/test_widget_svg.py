@@ -48,7 +48,8 @@ def test_svg_draws_the_scene_with_labels_that_never_collide(state, height):
     assert f"{precision.upper()} roof {fmt.tflops(hw['peaks'][precision])}" in texts
     assert f"ridge {fmt.num(ridge)} FLOP/byte" in texts
     assert root.find(".//s:line[@class='roofline-svg-ridge']", NS) is not None
-    first = scene.scene(data, data["state"], (svg.WIDTH - 76, height - 58))
+    top, right, bottom, left = svg.MARGIN
+    first = scene.scene(data, data["state"], (svg.WIDTH - left - right, height - top - bottom))
     assert texts == [lab["text"] for lab in first["labels"] if lab["shown"]]
     assert len(root.findall(".//s:polyline", NS)) >= 1 + len(first["ceilings"]["xs"])
     width = float(root.get("width"))
