@@ -165,6 +165,8 @@ def _build(opts: Options, data: dict):
                       x_range=Range1d(x0, x1), y_range=Range1d(x0 * bw / 1e12 / 2,
                                                                peak / 1e12 * 3),
                       height=opts.height + 60, sizing_mode="stretch_width", min_width=280,
+                      # room for half the last x tick ("10,000") right of the frame
+                      min_border_right=32,
                       toolbar_location=None, tools="", x_axis_label="arithmetic intensity "
                       "of the kernel each op runs in (FLOP/byte)",
                       y_axis_label="attainable (TFLOP/s)",

@@ -102,11 +102,18 @@ def _at(dx: float, dy: float, align: str, baseline: str) -> dict:
     return {"dx": dx, "dy": dy, "align": align, "baseline": baseline}
 
 
-def overlay_labels(overlay: dict) -> list[dict]:
+# A frame narrower than this (a phone's live plot, 280 px; the 320 px static drawing's 220)
+# names the measured roofs in 11 px without the "measured " every one of them starts with:
+# the orange dash-dot lines say it, and at full length two of four roofs found no room.
+NARROW_FRAME_PX = 300
+
+
+def overlay_labels(overlay: dict, narrow: bool = False) -> list[dict]:
     """The overlay's labels as the scene's label layout takes them (plot/scene.layout_labels):
     each roof's and diagonal's on its preferred side of its line first, then the other side,
     then a row further out; each measured op family's beside its point, then in rows over and
-    under it. Roof labels first: they name the lines the points are read against."""
+    under it. Roof labels first: they name the lines the points are read against. `narrow`:
+    the roofs' short names (NARROW_FRAME_PX)."""
     lab = overlay["labels"]
     out = []
     for i, (x, y, text, align, dy) in enumerate(zip(lab["x"], lab["y"], lab["text"],
@@ -114,8 +121,9 @@ def overlay_labels(overlay: dict) -> list[dict]:
         over, under = _at(-2, 4, align, "bottom"), _at(-2, -4, align, "top")
         first, second = (over, under) if dy > 0 else (under, over)
         far = [_at(-2, d, align, "bottom" if d > 0 else "top") for d in (18, -18, 32, -32)]
-        out.append({"key": f"measured-roof-{i}", "x": x, "y": y, "size": 12, "style": "bold",
-                    "text": text, "at": [first, second, *far]})
+        out.append({"key": f"measured-roof-{i}", "x": x, "y": y, "size": 11 if narrow else 12,
+                    "style": "bold", "text": text.removeprefix("measured ") if narrow else text,
+                    "at": [first, second, *far]})
     pts = overlay["points"]
     for i, (x, y, text) in enumerate(zip(pts["x"], pts["y"], pts["text"])):
         if not text:
@@ -135,7 +143,7 @@ def layout_overlay(overlay: dict, xr: list[float], yr: list[float], w: float, h:
     """The overlay's labels placed in a w × h px frame around `taken` (the scene's label and
     point boxes) and the overlay's own points: the roofline's one label layout (scene.py, and
     labels.mjs live), so no overlay label lands on another label or a point."""
-    return layout_labels(overlay_labels(overlay), xr, yr, w, h,
+    return layout_labels(overlay_labels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h,
                          {"x": overlay["points"]["x"], "y": overlay["points"]["y"]}, taken)
 
 

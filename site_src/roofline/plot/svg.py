@@ -24,7 +24,9 @@ from .. import fmt
 from . import scene as sc
 
 WIDTH = 688  # Material's text column; the SVG scales to its box (width 100 %)
-MARGIN = (10, 12, 48, 64)  # top, right, bottom, left: Bokeh's frame insets for these axes
+# top, right, bottom, left: Bokeh's frame insets for these axes; the right one leaves half
+# the last x tick ("10,000") room, as the live figure's min_border_right does
+MARGIN = (10, 36, 48, 64)
 INK, MUTED, GRID, BG = "#1f2328", "#57606a", "#e3e6ea", "#ffffff"
 FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif"
 

@@ -35,6 +35,9 @@ from ..widgets.roofline import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,  
 Options = RooflineSettings  # the name plot/cases.py and older callers use
 
 JS = Path(__file__).parent / "js" / "roofline.mjs"
+# With the y axis's 68 px on the left, a 688 px plot's frame is 588 px wide: the static SVG's
+# (plot/svg.MARGIN, 64 + 36) and labels.mjs frameSize()'s estimate before the first layout.
+FRAME_BORDER_RIGHT_PX = 32
 
 
 def callback_code() -> str:
@@ -118,6 +121,10 @@ def _build(opts: RooflineSettings, data: dict):
     x0, x1 = data["x"]
     fig = bokeh_figure(name="roofline-figure", x_axis_type="log", y_axis_type="log",
                        height=opts.height, sizing_mode="stretch_width", min_width=300,
+                       # room right of the frame for half the last x tick ("10,000", ~36 px
+                       # at 11 px): Bokeh centres it on the frame's edge and the canvas
+                       # clipped it at 5 px. plot/svg.MARGIN keeps the static frame equal.
+                       min_border_right=FRAME_BORDER_RIGHT_PX,
                        toolbar_location=None, tools="",
                        x_axis_label="arithmetic intensity (FLOP/byte)",
                        y_axis_label="attainable (TFLOP/s)",

@@ -9,7 +9,8 @@ export const POINT_R = 4; // half the op markers' size (px): labels keep off the
 
 // The size in px of a Bokeh figure's frame (the w × h the layout works in); before the first
 // layout (the loader draws the first frame before any view exists) an estimate, and the
-// frame's real size redraws the labels once it is known.
+// frame's real size redraws the labels once it is known. 588: a 688 px roofline's frame
+// (plot/widget.FRAME_BORDER_RIGHT_PX), as the static SVG's (plot/svg.MARGIN).
 export function frameSize(fig) {
   const known = (prop) => {
     try {
@@ -19,7 +20,7 @@ export function frameSize(fig) {
       return null; // unset until the plot is laid out
     }
   };
-  return [known("inner_width") || 610, known("inner_height") || Math.max(100, fig.height - 58)];
+  return [known("inner_width") || 588, known("inner_height") || Math.max(100, fig.height - 58)];
 }
 
 // A label's width as a live canvas draws it, in Bokeh's LabelSet font (helvetica unless set):

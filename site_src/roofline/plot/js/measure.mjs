@@ -229,8 +229,10 @@ const at = (dx, dy, align, baseline) => ({ dx, dy, align, baseline });
 
 // The overlay's labels as the scene's label layout takes them: each roof's on its preferred
 // side first, then the other, then rows further out; each op family's beside its point, then
-// in rows over and under it.
-export function overlayLabels(overlay) {
+// in rows over and under it. `narrow`: the roofs' short names in 11 px (NARROW_FRAME_PX).
+export const NARROW_FRAME_PX = 300;
+
+export function overlayLabels(overlay, narrow = false) {
   const lab = overlay.labels;
   const out = [];
   lab.x.forEach((x, i) => {
@@ -238,8 +240,8 @@ export function overlayLabels(overlay) {
     const over = at(-2, 4, align, "bottom");
     const under = at(-2, -4, align, "top");
     const far = [18, -18, 32, -32].map((d) => at(-2, d, align, d > 0 ? "bottom" : "top"));
-    out.push({ key: `measured-roof-${i}`, x, y: lab.y[i], size: 12, style: "bold",
-               text: lab.text[i], at: (lab.dy[i] > 0 ? [over, under] : [under, over]).concat(far) });
+    out.push({ key: `measured-roof-${i}`, x, y: lab.y[i], size: narrow ? 11 : 12, style: "bold",
+               text: narrow ? lab.text[i].replace(/^measured /, "") : lab.text[i], at: (lab.dy[i] > 0 ? [over, under] : [under, over]).concat(far) });
   });
   const pts = overlay.points;
   pts.x.forEach((x, i) => {
@@ -258,7 +260,7 @@ export function overlayLabels(overlay) {
 
 // Placed around `taken` (the scene's label and point boxes) and the overlay's own points.
 export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined) {
-  return layoutLabels(overlayLabels(overlay), xr, yr, w, h,
+  return layoutLabels(overlayLabels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h,
                       { x: overlay.points.x, y: overlay.points.y }, taken, widthOf);
 }
 
