@@ -14,9 +14,11 @@ Checks
 - chart_text:  SVG chart text renders under 11 px.
 - labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
 - live_labels: two labels a live Bokeh plot draws on its canvas overlap, one is cut by the
-               plot's frame, or (on a phone) one is under 11 px. The canvas has no DOM text:
+               plot's frame, or (on a phone) one is under 11 px; an axis tick label is cut
+               by the canvas or meets a label or another tick. The canvas has no DOM text:
                each LabelSet's labels are boxed from BokehJS's own screen positions and
-               offsets and the canvas's measureText in the label's own font.
+               offsets, each axis's tick labels from its tick coordinates, standoff and
+               formatter, and measured with the canvas's measureText in their own font.
 - targets:     an interactive control is smaller than 24 × 24 CSS px and a 24 px circle on it
                overlaps another control (WCAG 2.5.8; inline text links are exempt).
 - print:       under print media, a generated table hides a column, a static figure is not
@@ -147,13 +149,46 @@ CHECKS: dict[str, str] = {
                              x + t.actualBoundingBoxRight, y + t.actualBoundingBoxDescent]]);
         }
       }
-      for (let i = 0; i < boxes.length; i++) {
-        const [a, p] = boxes[i];
-        if (p[0] < f.left - 0.5 || p[2] > f.right + 0.5 || p[1] < f.top - 0.5 ||
-            p[3] > f.bottom + 0.5)
+      // Axis tick labels, boxed where BokehJS draws them: beside the axis rule, past the tick
+      // and the standoff, centred on their tick (x) or right of it ending there (y).
+      const ticks = [];
+      for (const v of fv.renderer_views.values()) {
+        if (!/Axis$/.test(v.model.type) || !v.model.visible || !v.tick_coords) continue;
+        const side = v.panel.side, d = v.dimension;
+        const tc = v.tick_coords;
+        const items = v.compute_labels(tc.major[d]).items;
+        const [sxs, sys] = v.scoords(tc.major);
+        v.visuals.major_label_text.set_value(ctx);
+        const off = v.model.major_tick_out + v.model.major_label_standoff;
+        items.forEach((item, i) => {
+          const text = String(item.text ?? '');
+          if (!text.trim()) return;
+          const t = ctx.measureText(text);
+          const tw = t.width, th = t.actualBoundingBoxAscent + t.actualBoundingBoxDescent;
+          let b;
+          if (side === 'below') b = [sxs[i] - tw / 2, sys[i] + off, sxs[i] + tw / 2, sys[i] + off + th];
+          else if (side === 'above') b = [sxs[i] - tw / 2, sys[i] - off - th, sxs[i] + tw / 2, sys[i] - off];
+          else if (side === 'left') b = [sxs[i] - off - tw, sys[i] - th / 2, sxs[i] - off, sys[i] + th / 2];
+          else b = [sxs[i] + off, sys[i] - th / 2, sxs[i] + off + tw, sys[i] + th / 2];
+          ticks.push([`${d ? 'y' : 'x'} tick ${text}`, b]);
+        });
+      }
+      const c = fv.canvas_view.bbox;  // the plot's own canvas (fv.bbox is in its layout)
+      for (let i = 0; i < ticks.length; i++) {
+        const [a, p] = ticks[i];
+        if (p[0] < c.left - 0.5 || p[2] > c.right + 0.5 || p[1] < c.top - 0.5 || p[3] > c.bottom + 0.5)
+          out.push(`live ${a} cut by its canvas in ${m.name} (${Math.round(p[0])}..${Math.round(p[2])} of ${Math.round(c.left)}..${Math.round(c.right)} px)`);
+      }
+      // Our labels apart from each other and inside the frame; ticks apart from ours and from
+      // each other (a tick meeting a tick is Bokeh's to thin, but it is still a collision).
+      const all = boxes.concat(ticks);
+      for (let i = 0; i < all.length; i++) {
+        const [a, p] = all[i];
+        if (i < boxes.length && (p[0] < f.left - 0.5 || p[2] > f.right + 0.5 ||
+            p[1] < f.top - 0.5 || p[3] > f.bottom + 0.5))
           out.push(`live label cut by its frame in ${m.name}: "${a}"`);
-        for (let j = i + 1; j < boxes.length; j++) {
-          const [b, q] = boxes[j];
+        for (let j = i + 1; j < all.length; j++) {
+          const [b, q] = all[j];
           const w = Math.min(p[2], q[2]) - Math.max(p[0], q[0]);
           const h = Math.min(p[3], q[3]) - Math.max(p[1], q[1]);
           if (w > 1 && h > 1) out.push(`live labels overlap in ${m.name}: "${a}" / "${b}"`);

@@ -199,9 +199,12 @@ def view(data: dict, e: dict, st: dict) -> dict:
 
 
 WATERFALL_LABEL_ROOM = 28
-"""Room (in % of peak, of the waterfall axis's 0-116) a "−22.7 pt" label needs in a phone's
+"""Room (in % of peak, of the waterfall axis's 0-119) a "−22.7 pt" label needs in a phone's
 ~240 px frame; a label given less would be cut by the frame (the layout gate's live check)."""
-WATERFALL_END = 116
+WATERFALL_END = 119
+"""The waterfall axis's end: room right of 100 % for the peak row's "100%" in a phone's 227 px
+frame (the budget's plots share their frames' edges, and the roofline's keeps 32 px right of
+its frame for its last tick); its ticks still end at 100."""
 
 
 def waterfall_label_at(drop: bool, lo: float, hi: float) -> tuple[float, str, int]:

@@ -27,7 +27,7 @@ from bokeh.plotting import figure as bokeh_figure
 from .. import fmt
 from ..budget import CLASSES, FUSION_LABELS, FUSIONS, Assumptions
 from ..budget_widget import (BATCHES, CLASS_COLORS, CONTROLS_HEIGHT_PX, DP_OPTIONS, LIMITS,  # noqa: F401
-                             SEQ, WATERFALL_ROWS, WATERFALL_SHORT, cases,
+                             SEQ, WATERFALL_END, WATERFALL_ROWS, WATERFALL_SHORT, cases,
                              fusions_of, mask_of, payload, readout_text, view, waterfall_bars,
                              waterfall_text, write_cases)
 from ..catalog import Catalog
@@ -146,7 +146,7 @@ def _build(opts: Options, data: dict):
     wf_src = ColumnDataSource(name="budget-waterfall-bars", data=waterfall_bars(v))
     rows = [WATERFALL_SHORT[k] for k in WATERFALL_ROWS]
     wf = bokeh_figure(name="budget-waterfall", y_range=FactorRange(*reversed(rows)),
-                      x_range=Range1d(0, 116), height=opts.height, sizing_mode="stretch_width",
+                      x_range=Range1d(0, WATERFALL_END), height=opts.height, sizing_mode="stretch_width",
                       min_width=280, toolbar_location=None, tools="",
                       x_axis_label="% of peak FLOP/s",
                       title=TITLES["waterfall"][v["fits"]])

@@ -97,10 +97,11 @@ export function budgetView(P, e, st) {
 
 const COLORS = { loss: "#d1352b", mfu: "#2e9e48", peak: "#7a8290" };
 
-// The room (in % of peak, of the axis's 0–116) a "−22.7 pt" label needs in a phone's
+// The room (in % of peak, of the axis's 0–119) a "−22.7 pt" label needs in a phone's
 // ~240 px frame; a label given less would be cut by the frame (the layout gate's live check).
+// The axis ends at 119 (budget_widget.WATERFALL_END): room for the peak row's "100%".
 export const WATERFALL_LABEL_ROOM = 28;
-const WATERFALL_END = 116;
+const WATERFALL_END = 119;
 
 // [x, align, dx] of a waterfall row's label.
 export function waterfallLabelAt(drop, lo, hi) {
