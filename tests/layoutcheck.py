@@ -15,7 +15,9 @@ Checks
 - labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
 - live_labels: two labels a live Bokeh plot draws on its canvas overlap, one is cut by the
                plot's frame, or (on a phone) one is under 11 px; an axis tick label is cut
-               by the canvas or meets a label or another tick. The canvas has no DOM text:
+               by the canvas or meets a label or another tick; a label naming a point lies
+               more than LEADER_FAR_PX from it with no leader line (a Segment from the
+               point to its box). The canvas has no DOM text:
                each LabelSet's labels are boxed from BokehJS's own screen positions and
                offsets, each axis's tick labels from its tick coordinates, standoff and
                formatter, and measured with the canvas's measureText in their own font.
@@ -29,6 +31,9 @@ from __future__ import annotations
 
 MIN_TEXT_PX = 11.0
 MIN_TARGET_PX = 24.0
+# A label farther than this from the point it names needs a leader line (the layout draws one
+# from 12 px, labels.mjs LEADER_PX; the gate boxes the glyphs, a little tighter).
+LEADER_FAR_PX = 16
 
 _COMMON = r"""
 const MAIN = document.querySelector('.md-content') || document.body;
@@ -123,7 +128,7 @@ CHECKS: dict[str, str] = {
   }
   return [...new Set(out)].slice(0, 20); }""" % _COMMON,
 
-    "live_labels": r"""(minPx) => {
+    "live_labels": r"""(minPx, farPx = %s) => {
   const out = [];
   const B = window.Bokeh;
   if (!B || !B.index || !B.documents) return out;
@@ -146,8 +151,30 @@ CHECKS: dict[str, str] = {
           const t = ctx.measureText(text);
           const x = v.sx[i] + v.x_offset.get(i), y = v.sy[i] - v.y_offset.get(i);
           boxes.push([text, [x - t.actualBoundingBoxLeft, y - t.actualBoundingBoxAscent,
-                             x + t.actualBoundingBoxRight, y + t.actualBoundingBoxDescent]]);
+                             x + t.actualBoundingBoxRight, y + t.actualBoundingBoxDescent],
+                      [v.sx[i], v.sy[i]]]);
         }
+      }
+      // A label anchored on a drawn point (Scatter) names it: farther than farPx from it, a
+      // Segment must run from the point's edge to the label's box (a leader line).
+      const pts = [], segs = [];
+      for (const v of fv.renderer_views.values()) {
+        const g = v.glyph;
+        if (!g || !v.model.visible) continue;
+        if (g.model.type === 'Scatter' && g.sx)
+          for (let i = 0; i < g.sx.length; i++) pts.push([g.sx[i], g.sy[i]]);
+        if (g.model.type === 'Segment' && g.sx0)
+          for (let i = 0; i < g.sx0.length; i++) segs.push([g.sx0[i], g.sy0[i], g.sx1[i], g.sy1[i]]);
+      }
+      const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+      const toBox = (x, y, p) => Math.hypot(x - clamp(x, p[0], p[2]), y - clamp(y, p[1], p[3]));
+      for (const [text, p, a] of boxes) {
+        if (!pts.some(q => Math.hypot(q[0] - a[0], q[1] - a[1]) < 0.5)) continue;
+        const d = toBox(a[0], a[1], p);
+        if (d <= farPx) continue;
+        const tied = segs.some(s => (Math.hypot(s[0] - a[0], s[1] - a[1]) <= 8 && toBox(s[2], s[3], p) <= 3) ||
+                                    (Math.hypot(s[2] - a[0], s[3] - a[1]) <= 8 && toBox(s[0], s[1], p) <= 3));
+        if (!tied) out.push(`live label ${Math.round(d)} px from its point with no leader line in ${m.name}: "${text}"`);
       }
       // Axis tick labels, boxed where BokehJS draws them: beside the axis rule, past the tick
       // and the standoff, centred on their tick (x) or right of it ending there (y).
@@ -183,7 +210,7 @@ CHECKS: dict[str, str] = {
       // each other (a tick meeting a tick is Bokeh's to thin, but it is still a collision).
       const all = boxes.concat(ticks);
       for (let i = 0; i < all.length; i++) {
-        const [a, p] = all[i];
+        const [a, p] = all[i];  // (our labels' anchors, third, are not needed here)
         if (i < boxes.length && (p[0] < f.left - 0.5 || p[2] > f.right + 0.5 ||
             p[1] < f.top - 0.5 || p[3] > f.bottom + 0.5))
           out.push(`live label cut by its frame in ${m.name}: "${a}"`);
@@ -196,7 +223,7 @@ CHECKS: dict[str, str] = {
       }
     }
   }
-  return [...new Set(out)].slice(0, 30); }""",
+  return [...new Set(out)].slice(0, 30); }""" % LEADER_FAR_PX,
 
     "targets": r"""(minPx) => { %s
   const sel = 'button, input:not([type=hidden]), select, summary, [role=slider], [role=button], ' +

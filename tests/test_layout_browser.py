@@ -237,8 +237,9 @@ LIVE_WAIVERS: dict[str, str] = {}
 
 def test_seeded_live_label_defects_are_reported(site_server, browser):
     """The canvas check on a real page: an overlay label drawn on top of another, one pushed out
-    of the frame, one at 9 px and one on an axis's tick label must each be reported; so must
-    the last x tick ("10,000") once the figure's right border is shrunk back to 0 px."""
+    of the frame, one at 9 px, one on an axis's tick label and one 40 px from the point it names
+    with no leader line must each be reported; so must the last x tick ("10,000") once the
+    figure's right border is shrunk back to 0 px."""
     ctx = browser.new_context(viewport={"width": 412, "height": 900})
     page = ctx.new_page()
     try:
@@ -250,15 +251,18 @@ def test_seeded_live_label_defects_are_reported(site_server, browser):
           const fig = d.get_model_by_name('roofline-figure');
           const x = Math.sqrt(fig.x_range.start * fig.x_range.end);
           const y = Math.sqrt(fig.y_range.start * fig.y_range.end);
+          // among them a name 40 px over a measured point, the overlay's leader lines gone
+          const pt = d.get_model_by_name('measured-points').data;
+          d.get_model_by_name('measured-leaders').data = { x0: [], y0: [], x1: [], y1: [] };
           d.get_model_by_name('measured-labels').data = {
-            x: [x, x, fig.x_range.end, x, fig.x_range.end / 10],
-            y: [y, y, y, y / 3, fig.y_range.start],
-            text: ['first label', 'second label', 'out of frame', 'tiny', 'on a tick'],
-            dx: [0, 3, 0, 0, 0], dy: [0, 1, 0, 0, -12],
-            align: ['left', 'left', 'left', 'left', 'center'],
-            baseline: ['middle', 'middle', 'middle', 'middle', 'top'],
-            size: ['12px', '12px', '12px', '9px', '12px'],
-            style: ['normal', 'normal', 'normal', 'normal', 'normal'] }; }""")
+            x: [x, x, fig.x_range.end, x, fig.x_range.end / 10, pt.x[0]],
+            y: [y, y, y, y / 3, fig.y_range.start, pt.y[0]],
+            text: ['first label', 'second label', 'out of frame', 'tiny', 'on a tick', 'far name'],
+            dx: [0, 3, 0, 0, 0, 0], dy: [0, 1, 0, 0, -12, 40],
+            align: ['left', 'left', 'left', 'left', 'center', 'center'],
+            baseline: ['middle', 'middle', 'middle', 'middle', 'top', 'bottom'],
+            size: ['12px', '12px', '12px', '9px', '12px', '12px'],
+            style: ['normal', 'normal', 'normal', 'normal', 'normal', 'normal'] }; }""")
         page.wait_for_timeout(300)
         found = run(page, "live_labels")
         # The right border the last x tick needs, taken away: Bokeh centres "10,000" on the
@@ -274,6 +278,8 @@ def test_seeded_live_label_defects_are_reported(site_server, browser):
     assert any("9 px" in p and "tiny" in p for p in found), found
     assert any("overlap" in p and "on a tick" in p and "x tick 1,000" in p for p in found), found
     assert not any("cut by its canvas" in p for p in found), found
+    assert any("no leader line" in p and "far name" in p for p in found), found
+    assert not any("no leader line" in p and "far name" not in p for p in found), found
     assert any("x tick 10,000 cut by its canvas" in p for p in cut), cut
 
 

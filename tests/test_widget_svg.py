@@ -129,3 +129,35 @@ def test_a_page_owning_host_moves_block_styles_into_head():
     assert f"<noscript>{NOSCRIPT_STYLE}</noscript>" in head
     assert body.count('class="roofline-static"') == 2
     assert hoist_styles("<p>no block</p>") == "<p>no block</p>"
+
+
+@pytest.mark.parametrize("width", [w for w, _, _ in svg.VARIANTS])
+def test_each_far_op_name_is_tied_to_its_point_by_a_leader(width):
+    """Every op name the layout put farther than LEADER_PX from its point has a leader line
+    from that point's edge to its box (the same scene.leader_lines the live plot draws), and
+    no name that sits by its point gets one."""
+    data = payload()
+    height = 400
+    top, right, bottom, left = svg.MARGIN
+    frame = (width - left - right, height - top - bottom)
+    S = scene.scene(data, data["state"], frame)
+    root = ET.fromstring(svg.render(data, height_px=height, width_px=width))
+    lines = [[float(ln.get(k)) for k in ("x1", "y1", "x2", "y2")]
+             for ln in root.iterfind(".//s:line[@class='roofline-svg-leader']", NS)]
+    far = []
+    for lab in S["labels"]:
+        if not (lab["shown"] and scene.names_point(lab)):
+            continue
+        px, py = scene.to_px(lab["x"], lab["y"], S["x"], S["y"], *frame)
+        b = lab["box"]
+        d = ((px - min(max(px, b[0]), b[2])) ** 2 + (py - min(max(py, b[1]), b[3])) ** 2) ** 0.5
+        if d > scene.LEADER_PX:
+            far.append((lab["text"], left + px, top + py, [left + b[0], top + b[1],
+                                                             left + b[2], top + b[3]]))
+    assert len(lines) == len(far)
+    if width == 320:
+        assert far, "the narrow drawing moves some op names away (the case this guards)"
+    for text, px, py, b in far:
+        assert any(abs(((x1 - px) ** 2 + (y1 - py) ** 2) ** 0.5 - scene.POINT_R - 1) < 0.2
+                   and b[0] - 0.1 <= x2 <= b[2] + 0.1 and b[1] - 0.1 <= y2 <= b[3] + 0.1
+                   for x1, y1, x2, y2 in lines), text

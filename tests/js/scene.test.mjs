@@ -138,3 +138,35 @@ test("tokens from hostile URLs: every shared payload gives null or a whole numbe
     return !(Number.isInteger(v) && v >= 1 && v <= max);
   }));
 });
+
+// Leader lines: a point's name farther than LEADER_PX from it is tied to it, from the point's
+// edge to the nearest point of its box; one close by, or a label naming no point, is not.
+test("a name moved away from its point gets a leader line, a near one none", () => {
+  const xr = [0.01, 10000], yr = [0.01, 1000], w = 600, h = 300;
+  const [px, py] = lay.toPx(1, 1, xr, yr, w, h);
+  const at = (key, dy) => ({ key, x: 1, y: 1, shown: true, box: [px - 20, py - dy - 14, px + 20, py - dy] });
+  const L = lay.leaderLines([at("op-near", 8), at("op-far", 40), at("roof", 40),
+                             { ...at("proj-hidden", 60), shown: false }], xr, yr, w, h);
+  assert.equal(L.x0.length, 1);
+  const [ax, ay] = lay.toPx(L.x0[0], L.y0[0], xr, yr, w, h);
+  const [bx, by] = lay.toPx(L.x1[0], L.y1[0], xr, yr, w, h);
+  assert.ok(Math.abs(ax - px) < 1e-6 && Math.abs(ay - (py - lay.POINT_R - 1)) < 1e-6, `${ax},${ay}`);
+  assert.ok(Math.abs(bx - px) < 1e-6 && Math.abs(by - (py - 40)) < 1e-6, `${bx},${by}`);
+});
+
+test("every scene's far op labels have leaders, and only they", () => {
+  let total = 0;
+  for (const c of DATA.cases) {
+    const S = rl.scene(payloadOf(c), c.state, c.frame);
+    const far = S.labels.filter((l) => l.shown && lay.namesPoint(l) && (() => {
+      const [px, py] = lay.toPx(l.x, l.y, S.x, S.y, c.frame[0], c.frame[1]);
+      const b = l.box;
+      const dx = px - Math.min(Math.max(px, b[0]), b[2]);
+      const dy = py - Math.min(Math.max(py, b[1]), b[3]);
+      return Math.hypot(dx, dy) > lay.LEADER_PX;
+    })());
+    assert.equal(S.leaders.x0.length, far.length);
+    total += far.length;
+  }
+  assert.ok(total >= 20, `${total} leaders in all cases`);
+});

@@ -183,8 +183,13 @@ def _build(opts: Options, data: dict):
     rf.add_layout(LabelSet(x="x", y="y", text="text", source=name_src, x_offset="dx",
                            y_offset="dy", text_align="align", text_baseline="baseline",
                            text_font_size="11px", tags=["ink-muted"]))
+    # A name moved away from its point is tied to it by a leader line (labels.mjs).
+    leader_src = ColumnDataSource(name="budget-point-leaders",
+                                  data={k: [] for k in ("x0", "y0", "x1", "y1")})
+    rf.segment("x0", "y0", "x1", "y1", source=leader_src, line_color="#7a8290",
+               line_width=1).glyph.tags = ["ink-muted"]
     names = CustomJS(module=True, code=jsmodule.bundle(LABELS_JS),
-                     args=dict(fig=rf, points=pts_src, labels=name_src))
+                     args=dict(fig=rf, points=pts_src, labels=name_src, leaders=leader_src))
     pts_src.js_on_change("data", names)
     rf.js_on_change("inner_width", names)
     rf.js_on_change("inner_height", names)

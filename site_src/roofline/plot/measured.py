@@ -204,12 +204,17 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     labels = ColumnDataSource(name="measured-labels", data={
         k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline", "size", "style")})
     points = ColumnDataSource(name="measured-points", data={"x": [], "y": [], "text": []})
+    # Leader lines from a measured op's point to its name, where the layout moved it away.
+    leaders = ColumnDataSource(name="measured-leaders",
+                               data={"x0": [], "y0": [], "x1": [], "y1": []})
     # Sorted by name: select() walks a set, and the page must be byte-identical per build.
     scene_labels = sorted((ls.source for ls in fig.select({"type": LabelSet})),
                           key=lambda s: s.name or "")
     scene_points = list(fig.select({"type": ColumnDataSource, "name": "op-points"}))
     fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
                    line_dash="dashdot", name="measured-roof-lines")
+    fig.segment("x0", "y0", "x1", "y1", source=leaders, line_color=COLOR, line_width=1,
+                name="measured-leader-lines")
     fig.scatter("x", "y", source=points, marker="diamond", size=13, fill_color=COLOR,
                 line_color="#ffffff", line_width=1, name="measured-op-points")
     fig.add_layout(LabelSet(x="x", y="y", text="text", source=labels, x_offset="dx",
@@ -220,12 +225,12 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     # The widget's own callback resets the y range on every change; this keeps the overlay in.
     code = jsmodule.bundle(JS)  # measure.mjs and format.mjs: one module (a blob cannot import)
     guard = CustomJS(module=True, code=code, args=dict(
-        mode="guard", fig=fig, roofs=roofs, points=points, labels=labels,
+        mode="guard", fig=fig, roofs=roofs, points=points, labels=labels, leaders=leaders,
         scene_labels=scene_labels, scene_points=scene_points))
     fig.y_range.js_on_change("start", guard)
     fig.y_range.js_on_change("end", guard)
     relayout = CustomJS(module=True, code=code, args=dict(
-        mode="layout", fig=fig, labels=labels, scene_labels=scene_labels,
+        mode="layout", fig=fig, labels=labels, leaders=leaders, scene_labels=scene_labels,
         scene_points=scene_points))
     for source in scene_labels:
         source.js_on_change("data", relayout)
@@ -234,8 +239,8 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                  html_attributes={"aria-live": "polite", "role": "status"},
                  stylesheets=[InlineStyleSheet(css=STATUS_CSS)])
     first = CustomJS(module=True, code=code, tags=["roofline-first-frame"], args=dict(
-        mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels, points=points,
-        status=status, scene_labels=scene_labels, scene_points=scene_points))
+        mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels, leaders=leaders,
+        points=points, status=status, scene_labels=scene_labels, scene_points=scene_points))
     if fig.document is not None:
         fig.document.js_on_event("document_ready", first)
     if not picker:
@@ -244,8 +249,9 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                         title="Your measurement JSON (stays in your browser)",
                         sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=PICKER_CSS)])
     pick = CustomJS(module=True, code=code, args=dict(
-        mode="pick", schema=schema(), fig=fig, roofs=roofs, labels=labels, points=points,
-        status=status, chooser=chooser, scene_labels=scene_labels, scene_points=scene_points))
+        mode="pick", schema=schema(), fig=fig, roofs=roofs, labels=labels, leaders=leaders,
+        points=points, status=status, chooser=chooser, scene_labels=scene_labels,
+        scene_points=scene_points))
     chooser.js_on_change("value", pick)
     widget = fig.document.get_model_by_name("roofline-widget") if fig.document else None
     if widget is not None:

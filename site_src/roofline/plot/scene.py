@@ -204,6 +204,44 @@ def layout_labels(labels: list[dict], xr: list[float], yr: list[float], w: float
     return out
 
 
+def from_px(sx: float, sy: float, xr: list[float], yr: list[float], w: float,
+            h: float) -> tuple[float, float]:
+    """The data point at px (sx, sy): to_px inverted."""
+    lx, ly = [math.log10(v) for v in xr], [math.log10(v) for v in yr]
+    return (10 ** (lx[0] + (sx / w) * (lx[1] - lx[0])),
+            10 ** (ly[0] + (1 - sy / h) * (ly[1] - ly[0])))
+
+
+LEADER_PX = 12  # a point's label farther than this from it gets a leader line (labels.mjs)
+
+
+def names_point(label: dict) -> bool:
+    return label["key"].startswith(("op-", "proj-", "measured-op-"))
+
+
+def leader_lines(placed: list[dict], xr: list[float], yr: list[float], w: float,
+                 h: float) -> dict:
+    """{x0, y0, x1, y1} (data coordinates) of a leader line for each shown label that names a
+    point and lies farther than LEADER_PX from it: from the point's edge to the nearest point
+    of the label's box, so a reader sees which point a displaced name belongs to."""
+    out: dict[str, list[float]] = {"x0": [], "y0": [], "x1": [], "y1": []}
+    for lab in placed:
+        if not lab["shown"] or not names_point(lab):
+            continue
+        px, py = to_px(lab["x"], lab["y"], xr, yr, w, h)
+        b = lab["box"]
+        qx, qy = min(max(px, b[0]), b[2]), min(max(py, b[1]), b[3])
+        d = math.hypot(qx - px, qy - py)
+        if d <= LEADER_PX:
+            continue
+        k = (POINT_R + 1) / d
+        a = from_px(px + (qx - px) * k, py + (qy - py) * k, xr, yr, w, h)
+        z = from_px(qx, qy, xr, yr, w, h)
+        for key, v in zip(("x0", "y0", "x1", "y1"), (*a, *z)):
+            out[key].append(v)
+    return out
+
+
 def group_points(ais: list[float]) -> list[list[int]]:
     """Ops within ×1.1 of each other share one label, at the first op's point."""
     groups: list[list[int]] = []
@@ -296,10 +334,11 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     proj = _projections(payload, st, peak, bw, labels)
     launch = _launch(payload, st, peak, yr, labels)
     avoid = {"x": points["x"] + proj["x"], "y": points["y"] + proj["y"]}
+    laid = layout_labels(labels, [x0, x1], yr, frame[0], frame[1], avoid)
     return {"x": [x0, x1], "y": yr, "ridge": r, "memory": [x0, r], "roof": roof_xy(peak, bw, x0, x1),
             "ceilings": ceilings, "vector": vector, "points": points, "projections": proj,
-            "launch": launch, "labels": layout_labels(labels, [x0, x1], yr, frame[0], frame[1],
-                                                       avoid)}
+            "launch": launch, "labels": laid,
+            "leaders": leader_lines(laid, [x0, x1], yr, frame[0], frame[1])}
 
 
 def _projections(payload: dict, st: dict, peak: float, bw: float, labels: list[dict]) -> dict:

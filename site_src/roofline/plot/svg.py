@@ -144,6 +144,7 @@ def render(payload: dict, *, height_px: int, width_px: int = WIDTH, title: str =
                f'stroke="{MUTED}" stroke-dasharray="2 2"/>')
     out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="8" fill="{m["color"]}" stroke="#fff" '
                f'stroke-width="2"/>')
+    out += _leaders(S["leaders"], px, MUTED)
     for lab in S["labels"]:
         if not lab["shown"]:
             continue
@@ -212,9 +213,20 @@ def _overlay(overlay: dict, S: dict, frame: tuple[float, float], px, left: float
         out.append(f'<path d="M{cx:.1f} {cy - 6.5:.1f}L{cx + 6.5:.1f} {cy:.1f}L{cx:.1f} '
                    f'{cy + 6.5:.1f}L{cx - 6.5:.1f} {cy:.1f}Z" fill="{COLOR}" stroke="#fff"/>')
     placed = layout_overlay(overlay, S["x"], S["y"], *frame, scene_boxes(S, *frame))
+    out += _leaders(sc.leader_lines(placed, S["x"], S["y"], *frame), px, COLOR)
     for lab in placed:
         if lab["shown"]:
             out.append(_label_text(lab, left, top, "roofline-svg-measured", COLOR))
+    return out
+
+
+def _leaders(lines: dict, px, color: str) -> list[str]:
+    """Leader lines (scene.leader_lines: data coordinates) from points to their moved names."""
+    out = []
+    for x0, y0, x1, y1 in zip(lines["x0"], lines["y0"], lines["x1"], lines["y1"]):
+        (a, b), (c, d) = px(x0, y0), px(x1, y1)
+        out.append(f'<line class="roofline-svg-leader" x1="{a:.1f}" y1="{b:.1f}" x2="{c:.1f}" '
+                   f'y2="{d:.1f}" stroke="{color}" stroke-width="1"/>')
     return out
 
 

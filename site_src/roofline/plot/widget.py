@@ -154,6 +154,10 @@ def _build(opts: RooflineSettings, data: dict):
     points = source("op-points", "x", "y", "op")
     fig.scatter("x", "y", source=points, size=8, fill_color="#7a8290", line_color="#ffffff",
                 line_width=1)
+    # A name the label layout moved away from its point is tied to it by a leader line.
+    leaders = source("label-leaders", "x0", "y0", "x1", "y1")
+    fig.segment("x0", "y0", "x1", "y1", source=leaders, line_color="#7a8290",
+                line_width=1).glyph.tags = ["ink-muted"]
     extra_args = _tokens_and_launch(fig, source)
     label_cols = ("x", "y", "text", "dx", "dy", "align", "baseline", "color", "size", "style")
     labels = {}
@@ -199,7 +203,7 @@ def _build(opts: RooflineSettings, data: dict):
     callback = CustomJS(code=callback_code(), module=True, args=dict(
         payload=data, fig=fig, slider=slider, hardware=hardware, precision=precision,
         presets=presets, vector=vector, readout=readout, verdict=verdict, roof=roof,
-        ceilings=ceilings, vector_src=vector_src, points=points, marker=marker,
+        ceilings=ceilings, vector_src=vector_src, points=points, marker=marker, leaders=leaders,
         labels_color=labels["color"], labels_ink=labels["ink"], labels_muted=labels["muted"],
         ai_line=ai_line, ridge=ridge, memory=memory, **extra_args),
         tags=["roofline-first-frame"])

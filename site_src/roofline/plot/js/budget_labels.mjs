@@ -4,7 +4,7 @@
 // point (q/k/v/o_proj share an intensity) take one row each; a name with no free place is left
 // out rather than drawn over another. plot/budget.py runs the default export when the points
 // change and when the plot's frame is laid out; node imports the named exports.
-import { frameSize, layoutLabels, textWidth } from "./labels.mjs";
+import { frameSize, layoutLabels, leaderLines, textWidth } from "./labels.mjs";
 
 export const SIZE = 11; // px: chart text on a phone is never under 11 px (issue 14)
 
@@ -56,12 +56,15 @@ export default function (args) {
   const d = args.points.data;
   if (!d.x || !d.x.length) {
     args.labels.data = labelColumns([]);
+    if (args.leaders) args.leaders.data = { x0: [], y0: [], x1: [], y1: [] };
     return;
   }
   const xr = [fig.x_range.start, fig.x_range.end];
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
   const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
-  args.labels.data = labelColumns(layoutPoints(points, xr, yr, w, h,
-                                               (l) => textWidth(l.text, l.size, l.style)));
+  const placed = layoutPoints(points, xr, yr, w, h, (l) => textWidth(l.text, l.size, l.style));
+  args.labels.data = labelColumns(placed);
+  // a name moved away from its point is tied to it (q/k/v/o_proj's names stack in rows)
+  if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

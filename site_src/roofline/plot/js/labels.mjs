@@ -42,6 +42,13 @@ export function toPx(x, y, xr, yr, w, h) {
   return [fx * w, (1 - fy) * h];
 }
 
+// The data point (x, y) at px (sx, sy) of a w × h frame over log ranges xr, yr (toPx inverted).
+export function fromPx(sx, sy, xr, yr, w, h) {
+  const lx = [Math.log10(xr[0]), Math.log10(xr[1])];
+  const ly = [Math.log10(yr[0]), Math.log10(yr[1])];
+  return [10 ** (lx[0] + (sx / w) * (lx[1] - lx[0])), 10 ** (ly[0] + (1 - sy / h) * (ly[1] - ly[0]))];
+}
+
 // The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
 // with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it; `width`, when
 // given, is the text's measured width (a live canvas can measure; the mirrors estimate).
@@ -86,4 +93,30 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
     }
     return { ...l, ...at[0], box: null, shown: false };
   });
+}
+
+// A label that names a point (an op's: keys op-, proj-, measured-op-) and sits farther than
+// LEADER_PX from it gets a leader line, from the point's edge to the nearest point of its box:
+// rows of crowded names can land 20-80 px away, and a reader must see which point is whose.
+export const LEADER_PX = 12;
+export const namesPoint = (l) => /^(op|proj|measured-op)-/.test(l.key);
+
+// The leader lines of placed labels as columns {x0, y0, x1, y1} in data coordinates (a Bokeh
+// Segment draws them; the static SVG converts back to px).
+export function leaderLines(placed, xr, yr, w, h) {
+  const out = { x0: [], y0: [], x1: [], y1: [] };
+  for (const l of placed) {
+    if (!l.shown || !namesPoint(l)) continue;
+    const [px, py] = toPx(l.x, l.y, xr, yr, w, h);
+    const b = l.box;
+    const qx = Math.min(Math.max(px, b[0]), b[2]);
+    const qy = Math.min(Math.max(py, b[1]), b[3]);
+    const d = Math.hypot(qx - px, qy - py);
+    if (d <= LEADER_PX) continue;
+    const k = (POINT_R + 1) / d;
+    const a = fromPx(px + (qx - px) * k, py + (qy - py) * k, xr, yr, w, h);
+    const z = fromPx(qx, qy, xr, yr, w, h);
+    out.x0.push(a[0]); out.y0.push(a[1]); out.x1.push(z[0]); out.y1.push(z[1]);
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
 // module BokehJS runs, dropping the import line below (node reads them as they are).
 
 import { si } from "./format.mjs";
-import { POINT_R, frameSize, labelBox, layoutLabels, textWidth, toPx } from "./labels.mjs";
+import { POINT_R, frameSize, labelBox, layoutLabels, leaderLines, textWidth, toPx } from "./labels.mjs";
 
 export const FORMAT = "roofline-measurement";
 export const SCHEMA_VERSION = 1;
@@ -307,9 +307,10 @@ function relayout(args) {
   const xr = [fig.x_range.start, fig.x_range.end];
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
-  args.labels.data = labelColumns(layoutOverlay(overlay, xr, yr, w, h,
-                                                takenBoxes(args, xr, yr, w, h),
-                                                (l) => textWidth(l.text, l.size, l.style)));
+  const placed = layoutOverlay(overlay, xr, yr, w, h, takenBoxes(args, xr, yr, w, h),
+                               (l) => textWidth(l.text, l.size, l.style));
+  args.labels.data = labelColumns(placed);
+  if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }
 
 export function yBounds(overlay) {

@@ -228,6 +228,7 @@ function drawScene(args, st) {
   setData(args.labels_color, labelColumns(S.labels, "color"));
   setData(args.labels_ink, labelColumns(S.labels, "ink"));
   setData(args.labels_muted, labelColumns(S.labels, "muted"));
+  if (args.leaders) setData(args.leaders, S.leaders);
   drawTokens(args, S);
   const v = vectorFor(args.payload.hardware[st.hardware], st.precision);
   args.vector.disabled = !v;

@@ -4,7 +4,7 @@
 import { bandwidth, num, tflops } from "./format.mjs";
 import { attainable, bound, place, roofXY } from "./maths.mjs";
 import { launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
-import { layoutLabels } from "./labels.mjs";
+import { layoutLabels, leaderLines } from "./labels.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
@@ -115,10 +115,11 @@ export function scene(P, st, frame) {
   const projections = tokensLabels(P, tokensPoints(P, st, peak, bw), labels);
   const launch = launchLine(P, st, peak, yr, labels);
   const avoid = { x: points.x.concat(projections.x), y: points.y.concat(projections.y) };
+  const laid = layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], avoid);
   return {
     x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
     roof: { x: roof.x, y: roof.y }, ceilings, vector, points, projections, launch,
-    labels: layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], avoid),
+    labels: laid, leaders: leaderLines(laid, [x0, x1], yr, frame[0], frame[1]),
   };
 }
 
