@@ -170,3 +170,21 @@ test("every scene's far op labels have leaders, and only they", () => {
   }
   assert.ok(total >= 20, `${total} leaders in all cases`);
 });
+
+// Lines are a preference: a label takes its first place clear of the lines it is given (in its
+// first CLEAR_OF_LINES places), else its first free place across one; never none for a line.
+test("labels keep off lines where they can, and cross one rather than vanish", () => {
+  assert.ok(lay.crosses([0, 5, 10, 5], [2, 0, 8, 10]));
+  assert.ok(!lay.crosses([0, 12, 10, 12], [2, 0, 8, 10]));
+  assert.ok(lay.crosses([0, 0, 10, 10], [4, 4, 6, 6]) && !lay.crosses([0, 10, 3, 7], [4, 4, 6, 6]));
+  const xr = [1, 100], yr = [1, 100], w = 200, h = 200;
+  const label = (at) => [{ key: "op-a", x: 10, y: 10, size: 10, style: "normal", text: "abc", at }];
+  const at = [{ dx: 5, dy: 5, align: "left", baseline: "bottom" },
+              { dx: 5, dy: -5, align: "left", baseline: "top" }];
+  const flat = [[[1, 100], [12, 12]]]; // a line just over the point: the label goes under it
+  const [l] = lay.layoutLabels(label(at), xr, yr, w, h, { x: [], y: [], lines: flat }, [], null);
+  assert.equal(l.baseline, "top");
+  const both = flat.concat([[[1, 100], [8, 8]]]); // lines over and under: it crosses one
+  const [m] = lay.layoutLabels(label(at), xr, yr, w, h, { x: [], y: [], lines: both }, [], null);
+  assert.ok(m.shown && m.baseline === "bottom");
+});

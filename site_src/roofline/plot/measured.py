@@ -139,12 +139,17 @@ def overlay_labels(overlay: dict, narrow: bool = False) -> list[dict]:
 
 
 def layout_overlay(overlay: dict, xr: list[float], yr: list[float], w: float, h: float,
-                   taken: list[list[float]] | None = None) -> list[dict]:
+                   taken: list[list[float]] | None = None,
+                   lines: list | None = None) -> list[dict]:
     """The overlay's labels placed in a w × h px frame around `taken` (the scene's label and
     point boxes) and the overlay's own points: the roofline's one label layout (scene.py, and
-    labels.mjs live), so no overlay label lands on another label or a point."""
+    labels.mjs live), so no overlay label lands on another label or a point; and, where they
+    can, off `lines` (the scene's, scene.scene_lines) and the overlay's own roofs."""
+    own = overlay.get("roofs") or {"xs": [], "ys": []}
+    roofs = [[xs, ys] for xs, ys in zip(own["xs"], own["ys"])]
     return layout_labels(overlay_labels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h,
-                         {"x": overlay["points"]["x"], "y": overlay["points"]["y"]}, taken)
+                         {"x": overlay["points"]["x"], "y": overlay["points"]["y"],
+                          "lines": list(lines or []) + roofs}, taken)
 
 
 def label_columns(placed: list[dict]) -> dict:
@@ -211,6 +216,9 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     scene_labels = sorted((ls.source for ls in fig.select({"type": LabelSet})),
                           key=lambda s: s.name or "")
     scene_points = list(fig.select({"type": ColumnDataSource, "name": "op-points"}))
+    # The scene's drawn lines (roof, ceilings, vector roof, launch floor): labels keep off them.
+    scene_lines = [s for n in ("roof", "ceilings", "vector-roof-line", "launch-floor")
+                   for s in fig.select({"type": ColumnDataSource, "name": n})]
     fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
                    line_dash="dashdot", name="measured-roof-lines")
     fig.segment("x0", "y0", "x1", "y1", source=leaders, line_color=COLOR, line_width=1,
@@ -226,12 +234,12 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     code = jsmodule.bundle(JS)  # measure.mjs and format.mjs: one module (a blob cannot import)
     guard = CustomJS(module=True, code=code, args=dict(
         mode="guard", fig=fig, roofs=roofs, points=points, labels=labels, leaders=leaders,
-        scene_labels=scene_labels, scene_points=scene_points))
+        scene_labels=scene_labels, scene_points=scene_points, scene_lines=scene_lines))
     fig.y_range.js_on_change("start", guard)
     fig.y_range.js_on_change("end", guard)
     relayout = CustomJS(module=True, code=code, args=dict(
         mode="layout", fig=fig, labels=labels, leaders=leaders, scene_labels=scene_labels,
-        scene_points=scene_points))
+        scene_points=scene_points, scene_lines=scene_lines))
     for source in scene_labels:
         source.js_on_change("data", relayout)
     status = Div(name="measurement-status", text="", render_as_text=True,
@@ -240,7 +248,8 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                  stylesheets=[InlineStyleSheet(css=STATUS_CSS)])
     first = CustomJS(module=True, code=code, tags=["roofline-first-frame"], args=dict(
         mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels, leaders=leaders,
-        points=points, status=status, scene_labels=scene_labels, scene_points=scene_points))
+        points=points, status=status, scene_labels=scene_labels, scene_points=scene_points,
+        scene_lines=scene_lines))
     if fig.document is not None:
         fig.document.js_on_event("document_ready", first)
     if not picker:
@@ -251,7 +260,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     pick = CustomJS(module=True, code=code, args=dict(
         mode="pick", schema=schema(), fig=fig, roofs=roofs, labels=labels, leaders=leaders,
         points=points, status=status, chooser=chooser, scene_labels=scene_labels,
-        scene_points=scene_points))
+        scene_points=scene_points, scene_lines=scene_lines))
     chooser.js_on_change("value", pick)
     widget = fig.document.get_model_by_name("roofline-widget") if fig.document else None
     if widget is not None:

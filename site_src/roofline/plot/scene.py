@@ -16,9 +16,10 @@ import math
 from .. import fmt
 from ..maths import attainable, bound, intensity, ridge, time_lower_bound
 
-CHAR_W = 0.6
-LINE_H = 1.2
-POINT_R = 4  # half the op markers' size (px)
+# The label layout is plot/labels.py (the mirror of labels.mjs); its names stay importable
+# from here, where the SVG, the overlay and the tests have always found them.
+from .labels import (CHAR_W, LEADER_PX, LINE_H, POINT_R, crosses, from_px,  # noqa: F401
+                     label_box, layout_labels, leader_lines, names_point, overlaps, to_px)
 
 
 # ---------------------------------------------------------------- maths on payload dicts
@@ -156,92 +157,6 @@ def verdict_text(hw: dict, precision: str, ai: float) -> tuple[str, str]:
     return "compute", f"Compute-bound — at the roof (ridge at {fmt.num(r)} FLOP/byte)"
 
 
-# ---------------------------------------------------------------- label layout
-
-def to_px(x: float, y: float, xr: list[float], yr: list[float], w: float,
-          h: float) -> tuple[float, float]:
-    fx = (math.log10(x) - math.log10(xr[0])) / (math.log10(xr[1]) - math.log10(xr[0]))
-    fy = (math.log10(y) - math.log10(yr[0])) / (math.log10(yr[1]) - math.log10(yr[0]))
-    return fx * w, (1 - fy) * h
-
-
-def label_box(text: str, size: float, sx: float, sy: float, c: dict) -> list[float]:
-    """[left, top, right, bottom] in px (y down) of a label at (sx, sy) placed by c."""
-    w, h = len(text) * size * CHAR_W, size * LINE_H
-    ax, ay = sx + c["dx"], sy - c["dy"]
-    left = {"right": ax - w, "center": ax - w / 2}.get(c["align"], ax)
-    top = {"bottom": ay - h, "middle": ay - h / 2}.get(c["baseline"], ay)
-    return [left, top, left + w, top + h]
-
-
-def overlaps(a: list[float], b: list[float], pad: float = 1) -> bool:
-    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
-
-
-def layout_labels(labels: list[dict], xr: list[float], yr: list[float], w: float, h: float,
-                  points: dict | None = None, taken: list[list[float]] | None = None
-                  ) -> list[dict]:
-    """Each label takes its first candidate inside the frame that overlaps no earlier label and
-    no point (a POINT_R px box); one that fits nowhere is left out (shown: False). `taken`:
-    boxes already placed (a measurement overlay is laid out around the scene's labels)."""
-    placed: list[list[float]] = list(taken or [])
-    for x, y in zip(points["x"], points["y"]) if points else ():
-        px, py = to_px(x, y, xr, yr, w, h)
-        placed.append([px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R])
-    out = []
-    for label in labels:
-        lab = {k: v for k, v in label.items() if k != "at"}
-        sx, sy = to_px(lab["x"], lab["y"], xr, yr, w, h)
-        for c in label["at"]:
-            box = label_box(lab["text"], lab["size"], sx, sy, c)
-            inside = box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h
-            if inside and not any(overlaps(b, box) for b in placed):
-                placed.append(box)
-                out.append({**lab, **c, "box": box, "shown": True})
-                break
-        else:
-            out.append({**lab, **label["at"][0], "box": None, "shown": False})
-    return out
-
-
-def from_px(sx: float, sy: float, xr: list[float], yr: list[float], w: float,
-            h: float) -> tuple[float, float]:
-    """The data point at px (sx, sy): to_px inverted."""
-    lx, ly = [math.log10(v) for v in xr], [math.log10(v) for v in yr]
-    return (10 ** (lx[0] + (sx / w) * (lx[1] - lx[0])),
-            10 ** (ly[0] + (1 - sy / h) * (ly[1] - ly[0])))
-
-
-LEADER_PX = 12  # a point's label farther than this from it gets a leader line (labels.mjs)
-
-
-def names_point(label: dict) -> bool:
-    return label["key"].startswith(("op-", "proj-", "measured-op-"))
-
-
-def leader_lines(placed: list[dict], xr: list[float], yr: list[float], w: float,
-                 h: float) -> dict:
-    """{x0, y0, x1, y1} (data coordinates) of a leader line for each shown label that names a
-    point and lies farther than LEADER_PX from it: from the point's edge to the nearest point
-    of the label's box, so a reader sees which point a displaced name belongs to."""
-    out: dict[str, list[float]] = {"x0": [], "y0": [], "x1": [], "y1": []}
-    for lab in placed:
-        if not lab["shown"] or not names_point(lab):
-            continue
-        px, py = to_px(lab["x"], lab["y"], xr, yr, w, h)
-        b = lab["box"]
-        qx, qy = min(max(px, b[0]), b[2]), min(max(py, b[1]), b[3])
-        d = math.hypot(qx - px, qy - py)
-        if d <= LEADER_PX:
-            continue
-        k = (POINT_R + 1) / d
-        a = from_px(px + (qx - px) * k, py + (qy - py) * k, xr, yr, w, h)
-        z = from_px(qx, qy, xr, yr, w, h)
-        for key, v in zip(("x0", "y0", "x1", "y1"), (*a, *z)):
-            out[key].append(v)
-    return out
-
-
 def group_points(ais: list[float]) -> list[list[int]]:
     """Ops within ×1.1 of each other share one label, at the first op's point."""
     groups: list[list[int]] = []
@@ -325,7 +240,7 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     for g in group_points(points["x"]):
         for rank, j in enumerate(g):  # ops at one point stack their labels, one row each
             at = []
-            for row in range(rank, rank + 6):
+            for row in range(rank, rank + 8):
                 dy = 7 + 14 * row
                 at += [_above(6, dy, "left"), _above(-6, dy, "right"), _below(6, dy, "left"),
                        _below(-6, dy, "right")]
@@ -333,12 +248,24 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
                                  "normal", "muted", payload["ops"][ids[j]]["short"], at))
     proj = _projections(payload, st, peak, bw, labels)
     launch = _launch(payload, st, peak, yr, labels)
-    avoid = {"x": points["x"] + proj["x"], "y": points["y"] + proj["y"]}
+    avoid = {"x": points["x"] + proj["x"], "y": points["y"] + proj["y"],
+             "lines": scene_lines(ceilings, vector, launch, roof_xy(peak, bw, x0, x1)),
+             "op_lines": [[[r, r], yr]]}  # op names keep off the ridge line too
+    # The selected op's launch floor named first, then the other lines', then the points'
+    # around them (a point's name has rows to move to; a line's has two or three places).
+    labels = sorted(labels, key=lambda lab: (lab["key"] != "launch", names_point(lab)))
     laid = layout_labels(labels, [x0, x1], yr, frame[0], frame[1], avoid)
     return {"x": [x0, x1], "y": yr, "ridge": r, "memory": [x0, r], "roof": roof_xy(peak, bw, x0, x1),
             "ceilings": ceilings, "vector": vector, "points": points, "projections": proj,
             "launch": launch, "labels": laid,
             "leaders": leader_lines(laid, [x0, x1], yr, frame[0], frame[1])}
+
+
+def scene_lines(ceilings: dict, vector: dict, launch: dict, roof: dict) -> list:
+    """The scene's drawn lines as polylines [[xs, ys], ...]: labels keep off them."""
+    lines = [[roof["x"], roof["y"]]] + [[xs, ys] for xs, ys in zip(ceilings["xs"],
+                                                                   ceilings["ys"])]
+    return lines + [[d["x"], d["y"]] for d in (vector, launch) if d["x"]]
 
 
 def _projections(payload: dict, st: dict, peak: float, bw: float, labels: list[dict]) -> dict:

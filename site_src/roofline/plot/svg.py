@@ -212,7 +212,8 @@ def _overlay(overlay: dict, S: dict, frame: tuple[float, float], px, left: float
         cx, cy = px(x, y)
         out.append(f'<path d="M{cx:.1f} {cy - 6.5:.1f}L{cx + 6.5:.1f} {cy:.1f}L{cx:.1f} '
                    f'{cy + 6.5:.1f}L{cx - 6.5:.1f} {cy:.1f}Z" fill="{COLOR}" stroke="#fff"/>')
-    placed = layout_overlay(overlay, S["x"], S["y"], *frame, scene_boxes(S, *frame))
+    placed = layout_overlay(overlay, S["x"], S["y"], *frame, scene_boxes(S, *frame),
+                            sc.scene_lines(S["ceilings"], S["vector"], S["launch"], S["roof"]))
     out += _leaders(sc.leader_lines(placed, S["x"], S["y"], *frame), px, COLOR)
     for lab in placed:
         if lab["shown"]:

@@ -46,8 +46,9 @@ export function labelColumns(placed) {
   return cols;
 }
 
-export function layoutPoints(points, xr, yr, w, h, widthOf) {
-  return layoutLabels(pointLabels(points), xr, yr, w, h, { x: points.x, y: points.y }, [],
+// `lines` ([[xs, ys], ...], the roof): names keep off them where they can.
+export function layoutPoints(points, xr, yr, w, h, widthOf, lines = []) {
+  return layoutLabels(pointLabels(points), xr, yr, w, h, { x: points.x, y: points.y, lines }, [],
                       widthOf);
 }
 
@@ -63,7 +64,8 @@ export default function (args) {
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
   const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
-  const placed = layoutPoints(points, xr, yr, w, h, (l) => textWidth(l.text, l.size, l.style));
+  const placed = layoutPoints(points, xr, yr, w, h, (l) => textWidth(l.text, l.size, l.style),
+                              args.roof ? [[args.roof.x, args.roof.y]] : []);
   args.labels.data = labelColumns(placed);
   // a name moved away from its point is tied to it (q/k/v/o_proj's names stack in rows)
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);

@@ -1,7 +1,7 @@
 // Label layout from estimated text boxes, shared by the roofline's scene (scene.mjs) and the
 // measurement overlay (measure.mjs), so both place labels the same way and around each other.
 // No imports: plot/jsmodule.bundle() puts it in front of each callback that needs it. The
-// Python mirror is roofline.plot.scene (to_px, label_box, overlaps, layout_labels).
+// Python mirror is roofline.plot.labels (to_px, label_box, overlaps, layout_labels, ...).
 
 export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
 export const LINE_H = 1.2;
@@ -67,8 +67,9 @@ export function overlaps(a, b, pad = 1) {
 }
 
 // Greedy placement: each label, in order, takes its first candidate position whose box stays
-// inside the frame and overlaps no point and no label placed before it; a label with no such place is left
-// out (shown: false). Boxes are returned so tests can check them. `taken`: boxes already placed
+// inside the frame, overlaps no point and no label placed before it, and crosses no line of
+// points.lines (nor, for a point's name, of points.opLines: the ridge) where it can (else the
+// first free place across a line); a label with no free place is left out (shown: false). Boxes are returned so tests can check them. `taken`: boxes already placed
 // (a measurement overlay is laid out around the scene's own labels this way).
 // `widthOf(label)`: the label's text width in px; by default the canvas's measure in a
 // browser (what the live plot draws) and the estimate elsewhere (node, like the Python mirror).
@@ -80,19 +81,75 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
     const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
     return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
   }));
+  // Lines a label must not cross (points.lines: every label; points.opLines: a point's name).
+  const lines = segmentsOf(points.lines, xr, yr, w, h);
+  const opLines = segmentsOf(points.opLines, xr, yr, w, h);
   return labels.map(({ at, ...l }) => {
     const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
     const width = widthOf ? widthOf(l) : undefined;
-    for (const c of at) {
-      const box = labelBox(l.text, l.size, sx, sy, c, width);
-      const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
-      if (inside && !placed.some((b) => overlaps(b, box))) {
-        placed.push(box);
-        return { ...l, ...c, box, shown: true };
+    const avoid = namesPoint(l) ? lines.concat(opLines) : lines;
+    // Lines are a preference among the first CLEAR_OF_LINES places (a name moved rows away
+    // to dodge a line lands on the next one's spot): else the first free place at all.
+    for (const [clear, cands] of [[avoid, at.slice(0, CLEAR_OF_LINES)], [[], at]]) {
+      for (const c of cands) {
+        const box = labelBox(l.text, l.size, sx, sy, c, width);
+        const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
+        if (inside && !placed.some((b) => overlaps(b, box)) && !clear.some((g) => crosses(g, box))) {
+          placed.push(box);
+          return { ...l, ...c, box, shown: true };
+        }
       }
     }
     return { ...l, ...at[0], box: null, shown: false };
   });
+}
+
+// The lines Bokeh sources draw (x/y columns, or xs/ys of a multi_line) as [[xs, ys], ...].
+export function sourceLines(sources) {
+  const out = [];
+  for (const { data: d } of sources) {
+    if (d.xs) d.xs.forEach((xs, i) => out.push([Array.from(xs), Array.from(d.ys[i])]));
+    else if (d.x && d.x.length) out.push([Array.from(d.x), Array.from(d.y)]);
+  }
+  return out;
+}
+
+export const CLEAR_OF_LINES = 4; // the first row of an op name's places
+
+// Polylines [[xs, ys], ...] in data coordinates as px segments [x0, y0, x1, y1].
+function segmentsOf(lines, xr, yr, w, h) {
+  const out = [];
+  for (const [xs, ys] of lines || []) {
+    for (let i = 1; i < xs.length; i += 1) {
+      const a = toPx(xs[i - 1], ys[i - 1], xr, yr, w, h);
+      const b = toPx(xs[i], ys[i], xr, yr, w, h);
+      out.push([a[0], a[1], b[0], b[1]]);
+    }
+  }
+  return out;
+}
+
+// Whether segment g [x0, y0, x1, y1] passes through box b (Liang-Barsky clipping).
+export function crosses(g, b) {
+  const dx = g[2] - g[0], dy = g[3] - g[1];
+  const p = [-dx, dx, -dy, dy];
+  const q = [g[0] - b[0], b[2] - g[0], g[1] - b[1], b[3] - g[1]];
+  let t0 = 0, t1 = 1;
+  for (let i = 0; i < 4; i += 1) {
+    if (p[i] === 0) {
+      if (q[i] < 0) return false;
+    } else {
+      const r = q[i] / p[i];
+      if (p[i] < 0) {
+        if (r > t1) return false;
+        if (r > t0) t0 = r;
+      } else {
+        if (r < t0) return false;
+        if (r < t1) t1 = r;
+      }
+    }
+  }
+  return true;
 }
 
 // A label that names a point (an op's: keys op-, proj-, measured-op-) and sits farther than

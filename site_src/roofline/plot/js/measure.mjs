@@ -6,7 +6,7 @@
 // module BokehJS runs, dropping the import line below (node reads them as they are).
 
 import { si } from "./format.mjs";
-import { POINT_R, frameSize, labelBox, layoutLabels, leaderLines, textWidth, toPx } from "./labels.mjs";
+import { POINT_R, frameSize, labelBox, layoutLabels, leaderLines, sourceLines, textWidth, toPx } from "./labels.mjs";
 
 export const FORMAT = "roofline-measurement";
 export const SCHEMA_VERSION = 1;
@@ -259,10 +259,14 @@ export function overlayLabels(overlay, narrow = false) {
 }
 
 // Placed around `taken` (the scene's label and point boxes) and the overlay's own points.
-export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined) {
+// Off the scene's `lines` ([[xs, ys], ...]) and the overlay's own roofs where they can.
+export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined, lines = []) {
+  const roofs = overlay.roofs ? overlay.roofs.xs.map((xs, i) => [xs, overlay.roofs.ys[i]]) : [];
   return layoutLabels(overlayLabels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h,
-                      { x: overlay.points.x, y: overlay.points.y }, taken, widthOf);
+                      { x: overlay.points.x, y: overlay.points.y, lines: lines.concat(roofs) },
+                      taken, widthOf);
 }
+
 
 export function labelColumns(placed) {
   const cols = { x: [], y: [], text: [], dx: [], dy: [], align: [], baseline: [], size: [],
@@ -308,7 +312,8 @@ function relayout(args) {
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
   const placed = layoutOverlay(overlay, xr, yr, w, h, takenBoxes(args, xr, yr, w, h),
-                               (l) => textWidth(l.text, l.size, l.style));
+                               (l) => textWidth(l.text, l.size, l.style),
+                               sourceLines(args.scene_lines || []));
   args.labels.data = labelColumns(placed);
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

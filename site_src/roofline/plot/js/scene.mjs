@@ -4,7 +4,7 @@
 import { bandwidth, num, tflops } from "./format.mjs";
 import { attainable, bound, place, roofXY } from "./maths.mjs";
 import { launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
-import { layoutLabels, leaderLines } from "./labels.mjs";
+import { layoutLabels, leaderLines, namesPoint } from "./labels.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
@@ -103,7 +103,7 @@ export function scene(P, st, frame) {
   for (const g of groupPoints(points.x)) {
     g.forEach((j, rank) => { // ops at one point stack their labels, one row each
       const at = [];
-      for (let row = rank; row < rank + 6; row += 1) {
+      for (let row = rank; row < rank + 8; row += 1) {
         const dy = 7 + 14 * row;
         at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
                 BELOW(-6, dy, "right"));
@@ -114,13 +114,26 @@ export function scene(P, st, frame) {
   }
   const projections = tokensLabels(P, tokensPoints(P, st, peak, bw), labels);
   const launch = launchLine(P, st, peak, yr, labels);
-  const avoid = { x: points.x.concat(projections.x), y: points.y.concat(projections.y) };
-  const laid = layoutLabels(labels, [x0, x1], yr, frame[0], frame[1], avoid);
+  const avoid = { x: points.x.concat(projections.x), y: points.y.concat(projections.y),
+                  lines: sceneLines(ceilings, vector, launch, roof),
+                  opLines: [[[r, r], yr]] }; // op names keep off the ridge line too
+  // The selected op's launch floor named first, then the other lines', then the points'
+  // around them (a point's name has rows to move to; a line's has two or three places).
+  const rank = (l) => (l.key === "launch" ? 0 : namesPoint(l) ? 2 : 1);
+  const ordered = labels.map((l, i) => [rank(l), i, l]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map((e) => e[2]);
+  const laid = layoutLabels(ordered, [x0, x1], yr, frame[0], frame[1], avoid);
   return {
     x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
     roof: { x: roof.x, y: roof.y }, ceilings, vector, points, projections, launch,
     labels: laid, leaders: leaderLines(laid, [x0, x1], yr, frame[0], frame[1]),
   };
+}
+
+// The scene's drawn lines as polylines [[xs, ys], ...]: labels keep off them.
+export function sceneLines(ceilings, vector, launch, roof) {
+  const lines = [[roof.x, roof.y]].concat(ceilings.xs.map((xs, i) => [xs, ceilings.ys[i]]));
+  return lines.concat([vector, launch].filter((d) => d.x.length).map((d) => [d.x, d.y]));
 }
 
 // The reader's point: where the AI meets the roof, red below the ridge, green at the roof.
