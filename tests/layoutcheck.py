@@ -15,7 +15,7 @@ Checks
 - labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
 - live_labels: two labels a live Bokeh plot draws on its canvas overlap, one is cut by the
                plot's frame, or (on a phone) one is under 11 px; an axis tick label is cut
-               by the canvas or meets a label or another tick; a label naming a point lies
+               by the canvas or meets a label or another tick, or an axis title is cut; a label naming a point lies
                more than LEADER_FAR_PX from it with no leader line (a Segment from the
                point to its box). The canvas has no DOM text:
                each LabelSet's labels are boxed from BokehJS's own screen positions and
@@ -199,6 +199,16 @@ CHECKS: dict[str, str] = {
           else b = [sxs[i] + off, sys[i] - th / 2, sxs[i] + off + tw, sys[i] + th / 2];
           ticks.push([`${d ? 'y' : 'x'} tick ${text}`, b]);
         });
+        // The axis title, centred on the frame along its axis: cut by the canvas at its ends?
+        const title = v.model.axis_label, c = fv.canvas_view.bbox;
+        if (typeof title === 'string' && title.trim()) {
+          v.visuals.axis_label_text.set_value(ctx);
+          const tw = ctx.measureText(title).width;
+          const mid = d ? (f.top + f.bottom) / 2 : (f.left + f.right) / 2;
+          const [lo, hi] = d ? [c.top, c.bottom] : [c.left, c.right];
+          if (mid - tw / 2 < lo - 0.5 || mid + tw / 2 > hi + 0.5)
+            out.push(`live axis title cut by its canvas in ${m.name}: "${title}" (${Math.round(mid - tw / 2)}..${Math.round(mid + tw / 2)} of ${Math.round(lo)}..${Math.round(hi)} px)`);
+        }
       }
       const c = fv.canvas_view.bbox;  // the plot's own canvas (fv.bbox is in its layout)
       for (let i = 0; i < ticks.length; i++) {

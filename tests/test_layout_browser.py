@@ -239,7 +239,7 @@ def test_seeded_live_label_defects_are_reported(site_server, browser):
     """The canvas check on a real page: an overlay label drawn on top of another, one pushed out
     of the frame, one at 9 px, one on an axis's tick label and one 40 px from the point it names
     with no leader line must each be reported; so must the last x tick ("10,000") once the
-    figure's right border is shrunk back to 0 px."""
+    figure's right border is shrunk back to 0 px, and an x-axis title wider than the canvas."""
     ctx = browser.new_context(viewport={"width": 412, "height": 900})
     page = ctx.new_page()
     try:
@@ -267,8 +267,10 @@ def test_seeded_live_label_defects_are_reported(site_server, browser):
         found = run(page, "live_labels")
         # The right border the last x tick needs, taken away: Bokeh centres "10,000" on the
         # frame's edge and the canvas cuts it.
-        page.evaluate("""() => { window.roofline.documents[0]
-          .get_model_by_name('roofline-figure').min_border_right = 0; }""")
+        page.evaluate("""() => { const fig = window.roofline.documents[0]
+          .get_model_by_name('roofline-figure');
+          fig.min_border_right = 0;
+          fig.below[0].axis_label = 'an x-axis title far too long for the width of a phone canvas'; }""")
         page.wait_for_timeout(300)
         cut = run(page, "live_labels")
     finally:
@@ -281,6 +283,8 @@ def test_seeded_live_label_defects_are_reported(site_server, browser):
     assert any("no leader line" in p and "far name" in p for p in found), found
     assert not any("no leader line" in p and "far name" not in p for p in found), found
     assert any("x tick 10,000 cut by its canvas" in p for p in cut), cut
+    assert any("axis title cut" in p and "far too long" in p for p in cut), cut
+    assert not any("axis title" in p for p in found), found
 
 
 def _pdf_text(page, path) -> str:
