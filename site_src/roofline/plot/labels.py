@@ -13,7 +13,7 @@ import math
 CHAR_W = 0.6
 LINE_H = 1.2
 POINT_R = 4  # half the op markers' size (px)
-CLEAR_OF_LINES = 4  # candidates a label tries clear of lines first: an op name's first row
+CLEAR_OF_LINES = 4  # places a label tries clear of lines first (a point's name: 6, a row)
 
 
 def to_px(x: float, y: float, xr: list[float], yr: list[float], w: float,
@@ -63,7 +63,8 @@ def _place(lab: dict, at: list[dict], sx: float, sy: float, w: float, h: float,
     """The first candidate clear of the frame's edges, `placed` and the `avoid` lines; lines
     are a preference among the first CLEAR_OF_LINES candidates (a name moved rows away to
     dodge a line lands on the next one's spot): else the first free place across one."""
-    for clear, cands in ((avoid, at[:CLEAR_OF_LINES]), ([], at)):
+    near = at[:CLEAR_OF_LINES + 2 if names_point(lab) else CLEAR_OF_LINES]
+    for clear, cands in ((avoid, near), ([], at)):
         for c in cands:
             box = label_box(lab["text"], lab["size"], sx, sy, c)
             inside = box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h

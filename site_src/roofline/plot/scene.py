@@ -243,7 +243,8 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
             for row in range(rank, rank + 8):
                 dy = 7 + 14 * row
                 at += [_above(6, dy, "left"), _above(-6, dy, "right"), _below(6, dy, "left"),
-                       _below(-6, dy, "right")]
+                       _below(-6, dy, "right"), _above(0, dy, "center"),
+                       _below(0, dy, "center")]
             labels.append(_label(f"op-{ids[j]}", points["x"][g[0]], points["y"][g[0]], 11,
                                  "normal", "muted", payload["ops"][ids[j]]["short"], at))
     proj = _projections(payload, st, peak, bw, labels)

@@ -90,7 +90,8 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
     const avoid = namesPoint(l) ? lines.concat(opLines) : lines;
     // Lines are a preference among the first CLEAR_OF_LINES places (a name moved rows away
     // to dodge a line lands on the next one's spot): else the first free place at all.
-    for (const [clear, cands] of [[avoid, at.slice(0, CLEAR_OF_LINES)], [[], at]]) {
+    const near = at.slice(0, namesPoint(l) ? CLEAR_OF_LINES + 2 : CLEAR_OF_LINES);
+    for (const [clear, cands] of [[avoid, near], [[], at]]) {
       for (const c of cands) {
         const box = labelBox(l.text, l.size, sx, sy, c, width);
         const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
@@ -114,7 +115,8 @@ export function sourceLines(sources) {
   return out;
 }
 
-export const CLEAR_OF_LINES = 4; // the first row of an op name's places
+// 4 (a point's name: 6, the first row of its places, centred ones included)
+export const CLEAR_OF_LINES = 4;
 
 // Polylines [[xs, ys], ...] in data coordinates as px segments [x0, y0, x1, y1].
 function segmentsOf(lines, xr, yr, w, h) {

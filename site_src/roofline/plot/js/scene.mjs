@@ -106,7 +106,7 @@ export function scene(P, st, frame) {
       for (let row = rank; row < rank + 8; row += 1) {
         const dy = 7 + 14 * row;
         at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
-                BELOW(-6, dy, "right"));
+                BELOW(-6, dy, "right"), ABOVE(0, dy, "center"), BELOW(0, dy, "center"));
       }
       labels.push({ key: `op-${ids[j]}`, x: points.x[g[0]], y: points.y[g[0]], size: 11,
                     style: "normal", color: "muted", text: P.ops[ids[j]].short, at });
