@@ -71,9 +71,15 @@ def test_static_chart_labels_never_collide():
     labels = [ctx.zoo.presets[p.name].label for p in pts]
     charts = [*pages.ridge_charts(ctx)[:2], *pages.zoo_charts(ctx, pts, labels)[:2]]
     for chart in charts:
-        boxes = [b for _, b, *_ in chart.place_labels()] + [b for _, b, _, _ in chart.line_labels()]
+        placed = chart.place_labels()
+        boxes = [b for _, b, *_ in placed] + [b for _, b, _, _ in chart.line_labels()]
         assert len(boxes) >= 9
         assert boxes_collide(boxes, chart.frame) == [], chart.width
+        # a label farther than 12 px from its point is tied to it by a leader (#14 item 2)
+        for p, b, *_, leader in placed:
+            px, py = chart.sx(p.x), chart.sy(p.y)
+            d = ((px - min(max(px, b.x0), b.x1)) ** 2 + (py - min(max(py, b.y0), b.y1)) ** 2) ** .5
+            assert leader or d <= 12, (chart.width, p.label, round(d, 1))
 
 
 # --- the measurement overlay: its labels laid out with the scene's, in every widget state -----

@@ -37,6 +37,9 @@ class Box:
         return self.x0 >= o.x0 and self.y0 >= o.y0 and self.x1 <= o.x1 and self.y1 <= o.y1
 
 
+LEADER_RADIUS = 7  # a label placed farther out than this ring gets a leader to its point
+
+
 def text_box(text: str, x: float, y: float, size: float, anchor: str = "start") -> Box:
     """The estimated box of one line of SVG text whose baseline starts at (x, y)."""
     w = len(text) * size * CHAR_W
@@ -161,7 +164,8 @@ class LogLogChart:
                         continue
                     if any(b.overlaps(q[1], pad=2) for q in placed):
                         continue
-                    best = (p, b, x, y, anchor, radius > 16)
+                    # beyond the first ring a reader can't tell whose a label is: a leader
+                    best = (p, b, x, y, anchor, radius > LEADER_RADIUS)
                     break
                 if best:
                     break
