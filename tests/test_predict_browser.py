@@ -33,6 +33,9 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
         root = page.locator("[data-rl-predict]")
         form, result, answer = (root.locator("form"), root.locator(".rl-predict-result"),
                                 root.locator(".rl-predict-answer"))
+        # On screen as a reader meets it: below the fold the block skips rendering
+        # (visibility.css), and innerText of skipped content is empty whatever it holds.
+        root.scroll_into_view_if_needed()
         assert form.is_visible() and not root.locator(".rl-predict-nojs").is_visible()
         assert result.get_attribute("aria-live") == "polite"
         assert result.inner_text() == "" and not answer.is_visible()  # nothing before a guess
@@ -83,6 +86,7 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
         # The tokens explorer, by keyboard: End is a training step, Home batch-1 decode.
         tok = page.locator("[data-rl-tokens]")
         said = tok.locator(".rl-tokens-result")
+        tok.scroll_into_view_if_needed()  # rendered, as above
         assert tok.locator("form").is_visible() and "1 token per step" in said.inner_text()
         assert said.inner_text().count("memory-bound") == 2
         page.focus("#rl-tokens-t")

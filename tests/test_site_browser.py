@@ -103,7 +103,8 @@ CLIPPED_RINGS_JS = """() => {
     .filter((b) => getComputedStyle(b).contentVisibility === 'auto');
   for (const b of blocks) {
     const margin = parseFloat(getComputedStyle(b).overflowClipMargin) || 0;
-    for (const el of b.querySelectorAll('summary, a[href], [tabindex]')) {
+    for (const el of b.querySelectorAll(
+        'summary, a[href], [tabindex], input, select, textarea, button')) {
       el.focus({focusVisible: true});
       if (document.activeElement !== el) continue;
       const cs = getComputedStyle(el);
