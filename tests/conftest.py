@@ -26,6 +26,13 @@ Browser: Debian Chromium (/usr/bin/chromium) driven by Playwright. Any test that
   that asks with the same arguments. For read-only checks; a test that clicks, types or changes
   state uses open_page.
 
+Every-page views: site_views (session) -> site_views(scheme, palette, width) -> {gate: {page:
+  result}}: every page of built_site loaded once per view in one browser context, and every gate
+  registered for that view (view_gate(), at a test module's import) run on that one load, in
+  the gates' order. Tests reading one view carry pytest.mark.xdist_group(view_group(...)), so
+  pytest-xdist (`--dist loadgroup`, scripts/test) runs them on one worker, which loads the view
+  once; every other test is grouped by its loadscope scope (its module, or its class).
+
 Helpers: build_site(dest, config=None, env=None, cwd=None), serve(root) -> Server,
 watch(context) -> callable making Watched pages, screenshot(page, name) (PNG under
 test-output/screenshots), ROOT, CHROMIUM. Browser gates (settle, axe, hostile-URL probe) live
@@ -45,6 +52,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -66,7 +74,8 @@ def build_site(dest: Path, config: Path | None = None, env: dict | None = None,
                cwd: Path | None = None) -> subprocess.CompletedProcess:
     """`mkdocs build --strict` into dest; returns the completed process (check returncode)."""
     running = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
-    if running and _SLOW_TESTS and running not in _SLOW_TESTS:
+    if running and _SLOW_TESTS and not {running, running.rsplit("@", 1)[0]} & _SLOW_TESTS:
+        # (--dist loadgroup adds "@<group>" to the id after collection)
         warnings.warn(f"{running} builds a site but is not marked slow: "
                       "add @pytest.mark.slow so the fast subset stays fast", stacklevel=2)
     cmd, full_env = _mkdocs_build(dest, config, env)
@@ -179,6 +188,11 @@ def site_url(built_site, site_server):
 def pytest_collection_modifyitems(config, items):
     """Mark by what a test needs, so the fast subset stays fast whoever adds a test."""
     for item in items:
+        # pytest-xdist --dist loadgroup (scripts/test): a test's group is its view's when it
+        # reads an every-page view (site_views), else its loadscope scope (module, or class), so
+        # a module's or class's fixtures are set up on one worker only.
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.rsplit("::", 1)[0]))
         names = getattr(item, "fixturenames", ())
         if any(f in names for f in SITE_FIXTURES) and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
@@ -187,9 +201,21 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("slow"):
             _SLOW_TESTS.add(item.nodeid)
     # Files whose tests need the project's site run last (each file kept whole and in order, so
-    # module fixtures are set up once): the tests before them run while the site builds.
+    # module fixtures are set up once): the tests before them run while the site builds. Among
+    # them the longest groups go first (scripts/test keeps this order: --no-loadscope-reorder),
+    # so no worker is left with a long group while the other has nothing to do.
     needs_site = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
-    items.sort(key=lambda item: item.path in needs_site)
+    items.sort(key=lambda item: (item.path in needs_site, -LONG_GROUPS.get(_group(item), 0)))
+
+
+# The longest groups (CPU s in a full run, 2026-12-03) run first among those needing the site.
+LONG_GROUPS = {"live-walk-1280": 45, "live-walk-412": 44, "view-http-light-1280": 40,
+               "view-http-dark-1280": 37, "view-file-light-1280": 20, "view-http-light-412": 16}
+
+
+def _group(item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0]) if mark and mark.args else ""
 
 
 @pytest.fixture(scope="session")
@@ -281,6 +307,89 @@ def shared_page(browser):
     yield _get
     for w in loaded.values():
         w.page.context.close()
+
+
+@dataclass(frozen=True)
+class ViewGate:
+    """A gate run on every page of some views: pages(site, scheme) lists the pages it judges;
+    visit(watched, page, view) runs on each loaded page (the page is loaded, not yet settled:
+    the gate settles it its own way) and returns what the gate's tests assert on."""
+    name: str
+    order: int
+    views: frozenset
+    pages: Callable
+    visit: Callable
+
+
+VIEW_GATES: dict[str, ViewGate] = {}
+
+
+def view_gate(name: str, *, order: int, views, pages):
+    """Decorator: register visit(watched, rel, view) as gate `name` for `views` ((scheme,
+    palette, width) tuples); gates run on each page in `order`."""
+    def register(visit):
+        VIEW_GATES[name] = ViewGate(name, order, frozenset(views), pages, visit)
+        return visit
+    return register
+
+
+def view_group(scheme: str, palette: str, width: int) -> str:
+    """The xdist_group of the tests that read one view (one worker loads it once)."""
+    return f"view-{scheme}-{palette}-{width}"
+
+
+@dataclass
+class ViewFailure:
+    """A gate that raised on a page: its tests re-raise it (the other gates still ran)."""
+    error: BaseException
+
+
+@pytest.fixture(scope="session")
+def site_views(built_site, site_url, browser):
+    """site_views(scheme, palette, width) -> {gate name: {page: result}}; see the docstring."""
+    loaded: dict[tuple, dict[str, dict]] = {}
+
+    def _view(scheme: str, palette: str, width: int) -> dict[str, dict]:
+        key = (scheme, palette, width)
+        if key not in loaded:
+            gates = sorted((g for g in VIEW_GATES.values() if key in g.views),
+                           key=lambda g: g.order)
+            assert gates, f"no gate registered for view {key}"
+            wanted = {g.name: set(g.pages(built_site, scheme)) for g in gates}
+            out: dict[str, dict] = {g.name: {} for g in gates}
+            ctx = _new_context(browser, width, 900, palette)
+            w = watch(ctx)
+            try:
+                for rel in sorted(set().union(*wanted.values())):
+                    w.external.clear()  # what this page's load does, not the last page's
+                    w.errors.clear()
+                    try:
+                        w.page.goto(site_url(rel, scheme))
+                    except Exception as e:  # noqa: BLE001 - every gate reports it
+                        for g in gates:
+                            out[g.name][rel] = ViewFailure(e)
+                        continue
+                    for g in gates:
+                        if rel in wanted[g.name]:
+                            try:
+                                out[g.name][rel] = g.visit(w, rel, key)
+                            except Exception as e:  # noqa: BLE001 - re-raised by its tests
+                                out[g.name][rel] = ViewFailure(e)
+            finally:
+                ctx.close()
+            loaded[key] = out
+        return loaded[key]
+    return _view
+
+
+def view_results(site_views, gate: str, scheme: str, palette: str, width: int) -> dict:
+    """{page: result} of one gate in one view; re-raises a gate's failure on any page."""
+    results = site_views(scheme, palette, width)[gate]
+    for rel, r in results.items():
+        if isinstance(r, ViewFailure):
+            raise AssertionError(f"{gate} gate failed on {rel} ({scheme}, {palette}, "
+                                 f"{width} px): {r.error!r}") from r.error
+    return results
 
 
 def screenshot(page, name: str) -> Path:

@@ -30,14 +30,25 @@ def settle(page, *, timeout_ms: int = 20000) -> None:
     page.wait_for_load_state("networkidle")
 
 
-def axe_violations(page) -> list[dict]:
-    """axe-core's violations on the page as loaded (rule id, impact, first three nodes)."""
+# The axe rules that read the page's colours, the only ones whose outcome depends on the
+# palette: axe's rules tagged cat.color that it runs by default (color-contrast-enhanced, AAA,
+# is off by default). The dark view runs only these; the light view runs every rule on the same
+# DOM. tests/test_quality_gates.py checks this list against axe itself and seeds a defect.
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+
+
+def axe_violations(page, rules: tuple[str, ...] | None = None) -> list[dict]:
+    """axe-core's violations on the page as loaded (rule id, impact, first three nodes): every
+    rule axe runs by default, or only `rules`."""
     assert AXE.exists(), "node_modules/axe-core is missing: run `npm ci` (scripts/test does)"
     page.add_script_tag(path=str(AXE))
-    return page.evaluate("""async () => {
-        const r = await axe.run(document, {resultTypes: ['violations']});
+    return page.evaluate("""async (rules) => {
+        const opts = {resultTypes: ['violations']};
+        if (rules) opts.runOnly = {type: 'rule', values: rules};
+        const r = await axe.run(document, opts);
         return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})); }""")
+            nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})); }""",
+                         list(rules) if rules else None)
 
 
 # Each hostile payload, if it ever ran, sets window.__pwned or adds an element with id "pwned".
@@ -59,10 +70,12 @@ class PageReport:
     blocks: list[str] = field(default_factory=list)  # each plot block's data-roofline-state
 
 
-def page_report(w, *, axe: bool) -> PageReport:
-    """Run every page gate on a loaded, settled Watched page."""
+def page_report(w, *, axe: bool | tuple[str, ...]) -> PageReport:
+    """Run every page gate on a loaded, settled Watched page; axe: True runs every rule, a
+    tuple of rule ids only those, False none."""
+    violations = axe_violations(w.page, None if axe is True else axe) if axe else []
     return PageReport(
-        w.page.url, list(w.external), list(w.errors), axe_violations(w.page) if axe else [],
+        w.page.url, list(w.external), list(w.errors), violations,
         w.page.get_attribute("body", "data-md-color-scheme"),
         w.page.evaluate("() => [...document.querySelectorAll('.roofline-block')]"
                         ".map((b) => b.dataset.rooflineState || 'unset')"))

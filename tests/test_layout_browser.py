@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 import layoutcheck
+from conftest import view_gate, view_group, view_results
 from layoutcheck import SCREEN_CHECKS, run, run_print
 from site_helpers import LESSON
 
@@ -57,25 +58,31 @@ def _settle(page, timeout_ms: int = 15000) -> None:
     page.wait_for_timeout(100)
 
 
-@pytest.mark.parametrize("view", list(VIEWS))
-def test_every_page_passes_the_layout_gate(view, built_site, site_server, browser):
-    width, scheme = VIEWS[view]
-    ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-    page = ctx.new_page()
-    problems: list[str] = []
-    try:
-        for rel in _pages(built_site):
-            page.goto(site_server.url + rel)
-            page.wait_for_load_state("load")
-            _settle(page)
-            for check in SCREEN_CHECKS:
-                if check not in SKIP[view]:
-                    problems += [f"{rel} [{check}] {p}"
-                                 for p in run(page, check, phone=width < 1024)]
-            if rel == LESSON and width >= 1024:
-                problems += [f"{rel} [print] {p}" for p in run_print(page)]
-    finally:
-        ctx.close()
+# Each view's pages are loaded once by conftest.site_views, which runs this gate on every load
+# after the quality gates (test_quality_browser.py: settle, axe) of the same view, if any.
+VIEW_KEYS = {view: ("http", scheme, width) for view, (width, scheme) in VIEWS.items()}
+
+
+@view_gate("layout", order=1, views=VIEW_KEYS.values(), pages=lambda site, scheme: _pages(site))
+def _layout(w, rel: str, key: tuple) -> list[str]:
+    view = next(v for v, k in VIEW_KEYS.items() if k == key)
+    width, page = key[2], w.page
+    page.wait_for_load_state("load")
+    _settle(page)
+    problems = []
+    for check in SCREEN_CHECKS:
+        if check not in SKIP[view]:
+            problems += [f"{rel} [{check}] {p}" for p in run(page, check, phone=width < 1024)]
+    if rel == LESSON and width >= 1024:
+        problems += [f"{rel} [print] {p}" for p in run_print(page)]
+    return problems
+
+
+@pytest.mark.parametrize("view", [pytest.param(v, marks=pytest.mark.xdist_group(view_group(*k)))
+                                  for v, k in VIEW_KEYS.items()])
+def test_every_page_passes_the_layout_gate(view, site_views):
+    problems = [p for found in view_results(site_views, "layout", *VIEW_KEYS[view]).values()
+                for p in found]
     open_ = [p for p in problems if not _waived(p)]
     assert open_ == [], f"{len(open_)} layout problems at {view}:\n" + "\n".join(open_)
     used = {_waived(p) for p in problems} - {None}
@@ -205,7 +212,8 @@ _WALK = """async ([check, phone, page]) => {
 }"""
 
 
-@pytest.mark.parametrize("width", [1280, 412])
+@pytest.mark.parametrize("width", [pytest.param(w, marks=pytest.mark.xdist_group(f"live-walk-{w}"))
+                                   for w in (1280, 412)])
 def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, browser):
     """Walks each widget through every state it offers — the roofline (on the lesson, the
     measure page with its overlay, the budget page with its ceilings) over every chip ×

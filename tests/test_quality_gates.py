@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import watch
-from pagecheck import PWNED_JS, axe_violations, page_report, pwned, settle
+from conftest import ViewFailure, view_results, watch
+from pagecheck import COLOUR_RULES, PWNED_JS, axe_violations, page_report, pwned, settle
 from sitecheck import (allowed_html_messages, broken_links, cdn_mentions, differing_files,
                        external_resources, html_problems, validate_html)
 
@@ -174,7 +174,29 @@ def test_console_gate_reports_console_and_page_errors_and_a_failed_plot(context)
 def test_axe_gate_reports_an_unnamed_image_and_button(context):
     w = _load(context, "axe-violation.html")
     ids = {v["id"] for v in axe_violations(w.page)}
-    assert {"image-alt", "button-name"} <= ids, ids
+    assert {"image-alt", "button-name", "color-contrast"} <= ids, ids
+    w.page.close()
+
+
+def test_a_gate_that_failed_on_one_page_of_a_view_fails_its_tests():
+    """conftest.site_views keeps running the other gates when one raises on a page; the failed
+    gate's tests must still fail, naming the page (view_results re-raises)."""
+    views = {"quality": {"a.html": ["fine"], "b.html": ViewFailure(TimeoutError("settle"))}}
+    with pytest.raises(AssertionError, match=r"quality gate failed on b\.html"):
+        view_results(lambda *view: views, "quality", "http", "light", 1280)
+    assert view_results(lambda *view: {"quality": {"a.html": ["fine"]}}, "quality", "http",
+                        "light", 1280) == {"a.html": ["fine"]}
+
+
+@pytest.mark.browser
+def test_colour_only_axe_gate_reports_faint_text_and_runs_every_colour_rule(context):
+    """The dark view's axe run (pagecheck.COLOUR_RULES only): it reports the seeded faint text
+    and nothing else, and its rules are exactly those axe runs by default that read colours."""
+    w = _load(context, "axe-violation.html")
+    assert {v["id"] for v in axe_violations(w.page, COLOUR_RULES)} == {"color-contrast"}
+    enabled = w.page.evaluate("""() => axe._audit.rules.filter((r) => r.enabled !== false &&
+        r.tags.includes('cat.color')).map((r) => r.id).sort()""")
+    assert enabled == sorted(COLOUR_RULES)
     w.page.close()
 
 
