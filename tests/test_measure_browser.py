@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import screenshot
+from conftest import screenshot, watch
 from roofline.measure import load
 
 pytestmark = pytest.mark.browser
@@ -113,10 +113,23 @@ BAD = [
 ]
 
 
+@pytest.fixture(scope="module")
+def bad_file_tab(browser):
+    """One guarded tab for the bad-file cases: each case loads the page afresh (a new document,
+    after about:blank), sparing each a new browser context and a cold renderer."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield watch(ctx)
+    ctx.close()
+
+
 @pytest.mark.parametrize("name, what, message", BAD, ids=[b[0] for b in BAD])
-def test_bad_files_are_refused_with_one_clear_line(site_server, open_page, tmp_path, name,
+def test_bad_files_are_refused_with_one_clear_line(site_server, bad_file_tab, tmp_path, name,
                                                    what, message):
-    w = open_page(site_server.url + PAGE)
+    w = bad_file_tab
+    w.page.goto("about:blank")
+    w.external.clear()  # this case's load only
+    w.errors.clear()
+    w.page.goto(site_server.url + PAGE)
     before = ready(w)
     if what == "median":
         doc = copy.deepcopy(CASES["base"])

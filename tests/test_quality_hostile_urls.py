@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import watch
 from pagecheck import PWNED_JS
 from roofline.catalog import default_catalog
 from site_helpers import LESSON
@@ -38,12 +39,27 @@ def test_a_handful_of_cases_carry_every_script_payload():
     assert all(any(p in unquote(c) for c in CASES) for p in payloads)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
-def test_hostile_url_state_is_clamped_or_ignored(site_url, open_page, case):
-    catalog = default_catalog()
-    w = open_page("about:blank")
+@pytest.fixture(scope="module")
+def tab(browser):
+    """One guarded page for every case: each case loads the lesson afresh (a new document,
+    after about:blank, so no case sees another's window), and one tab spares each case a new
+    browser context and a cold renderer (~2 s CPU a load)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    w = watch(ctx)
     dialogs: list[str] = []
     w.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    yield w, dialogs
+    ctx.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])
+def test_hostile_url_state_is_clamped_or_ignored(site_url, tab, case):
+    catalog = default_catalog()
+    w, dialogs = tab
+    w.page.goto("about:blank")
+    w.external.clear()  # this case's load only
+    w.errors.clear()
+    dialogs.clear()
     w.page.goto(site_url(LESSON) + case)
     w.page.locator(".roofline-block").first.scroll_into_view_if_needed()
     w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=20000)

@@ -212,14 +212,17 @@ def test_url_state_restores_and_hostile_values_are_ignored(kind, site_server, bu
     assert s["hardware"] == "a100-sxm-80gb" and s["ai"] == pytest.approx(50, rel=1e-9)
     assert round(s["ridge"]) == 153
     w.assert_clean()
-    w = open_page(url_for(kind, site_server, built_site,
-                          "#hardware=h100-sxm&precision=fp8&op=gemm-train"))
-    s = ready(w)
+
+    def reload(query):  # a new document in the same tab (via about:blank: never a hash jump)
+        w.page.goto("about:blank")
+        w.page.goto(url_for(kind, site_server, built_site, query))
+        return ready(w)
+
+    s = reload("#hardware=h100-sxm&precision=fp8&op=gemm-train")
     assert (s["precision"], s["preset"]) == ("fp8", "gemm-train")
     w.assert_clean()
     hostile = "?hardware=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&precision=fp9&ai=1e99&op=%22%3E"
-    w = open_page(url_for(kind, site_server, built_site, hostile))
-    s = ready(w)
+    s = reload(hostile)
     assert s["hardware"] == "h100-sxm" and s["precision"] == "bf16"
     assert s["ai"] == pytest.approx(10_000)
     assert w.page.locator("img[src=x]").count() == 0
