@@ -221,7 +221,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --widget: also measure the site as commit REV built it")
     ap.add_argument("--lighthouse", type=int, default=0, metavar="N",
                     help="with --widget: also N Lighthouse (mobile) runs per site, interleaved")
+    ap.add_argument("--lighthouse-bare", type=int, default=0, metavar="N",
+                    help="only the ceiling: N Lighthouse (mobile) runs each on a bare Material "
+                         "page of the lesson's text and tables and on our lesson, interleaved")
     args = ap.parse_args(argv)
+    if args.lighthouse_bare:
+        from .benchbare import lighthouse_bare, print_bare
+
+        r = lighthouse_bare(args.lighthouse_bare)
+        print_bare(r)
+        print(json.dumps(r, indent=1), file=sys.stderr)
+        return 0
     if args.widget:
         r = bench_widget(max(5, args.runs), args.changes, Path(args.out), args.baseline,
                          args.lighthouse)
