@@ -47,8 +47,10 @@ def test_no_widget_label_collides_or_leaves_the_frame_in_any_state():
 
 
 def test_seeded_collision_is_reported(monkeypatch):
-    # A layout that ignores what it has placed puts labels on top of each other.
-    monkeypatch.setattr(scene, "overlaps", lambda a, b, pad=1: False)
+    # A layout that ignores what it has placed puts labels on top of each other (the layout
+    # lives in plot/labels.py; scene re-exports it).
+    from roofline.plot import labels
+    monkeypatch.setattr(labels, "overlaps", lambda a, b, pad=1: False)
     problems, _ = label_problems([("h100-sxm", "bf16", ("sram", "l2", "host"))])
     assert any("meets" in p for p in problems)
 
