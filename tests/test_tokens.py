@@ -227,8 +227,8 @@ def test_tokens_scene_labels_never_collide_in_any_state():
 
 
 def test_seeded_tokens_label_collision_is_reported(monkeypatch):
-    from roofline.plot import scene
-    monkeypatch.setattr(scene, "overlaps", lambda a, b, pad=1: False)
+    from roofline.plot import labels  # the layout (scene.py re-exports it)
+    monkeypatch.setattr(labels, "overlaps", lambda a, b, pad=1: False)
     problems, _, _ = tokens_label_problems(["h100-sxm"])
     assert any("launch floor" in p or "_proj" in p for p in problems), problems[:3]
 
