@@ -12,7 +12,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from .benchbrowser import lighthouse_once
+from .benchbrowser import LIGHTHOUSE, lighthouse_once
 from .benchsite import LESSON, ROOT, build_site, median, serve_site
 
 FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$\n?", re.S | re.M)
@@ -155,6 +155,8 @@ def load_average() -> str:
 def lighthouse_bare(runs: int) -> dict:
     """Lighthouse mobile on the bare lesson and on ours, interleaved run by run; medians and
     the load average before and after."""
+    if not LIGHTHOUSE.exists():
+        raise SystemExit(f"no Lighthouse at {LIGHTHOUSE}: run `npm ci` first")
     keys = ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
             "speed-index")
     with tempfile.TemporaryDirectory() as tmp:
