@@ -188,9 +188,8 @@ def site_url(built_site, site_server):
 def pytest_collection_modifyitems(config, items):
     """Mark by what a test needs, so the fast subset stays fast whoever adds a test."""
     for item in items:
-        # pytest-xdist --dist loadgroup (scripts/test): a test's group is its view's when it
-        # reads an every-page view (site_views), else its loadscope scope (module, or class), so
-        # a module's or class's fixtures are set up on one worker only.
+        # --dist loadgroup (scripts/test): a test's group is its view's (site_views), else its
+        # loadscope scope (module or class), so a module's fixtures are set up on one worker.
         if not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.rsplit("::", 1)[0]))
         names = getattr(item, "fixturenames", ())
@@ -200,17 +199,20 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if item.get_closest_marker("slow"):
             _SLOW_TESTS.add(item.nodeid)
-    # Files whose tests need the project's site run last (each file kept whole and in order, so
-    # module fixtures are set up once): the tests before them run while the site builds. Among
-    # them the longest groups go first (scripts/test keeps this order: --no-loadscope-reorder),
-    # so no worker is left with a long group while the other has nothing to do.
+    # Files whose tests need the project's site run last (each file whole and in order): the
+    # tests before them run while the site builds. Among them the longest groups go first (kept
+    # by scripts/test's --no-loadscope-reorder), so no worker is left alone with a long group.
     needs_site = {item.path for item in items if "built_site" in getattr(item, "fixturenames", ())}
-    items.sort(key=lambda item: (item.path in needs_site, -LONG_GROUPS.get(_group(item), 0)))
+    first = {g: i for i, g in enumerate(LONG_GROUPS)}
+    items.sort(key=lambda item: (item.path in needs_site, first.get(_group(item), len(first))))
 
 
-# The longest groups (CPU s in a full run, 2026-12-03) run first among those needing the site.
-LONG_GROUPS = {"live-walk-1280": 45, "live-walk-412": 44, "view-http-light-1280": 40,
-               "view-http-dark-1280": 37, "view-file-light-1280": 20, "view-http-light-412": 16}
+# The longest groups that need the site, longest first (wall s, full run 2026-12-03 16:52).
+LONG_GROUPS = ("view-http-light-1280", "live-walk-412", "tests/test_budget_browser.py",
+               "tests/test_quality_build.py", "tests/test_predict_browser.py",
+               "tests/test_measure_browser.py", "tests/test_widget_browser.py",
+               "view-http-dark-1280", "tests/test_site_browser.py", "tests/test_site_rebuild.py",
+               "view-file-light-1280", "live-walk-1280", "view-http-light-412")
 
 
 def _group(item) -> str:
@@ -312,8 +314,7 @@ def shared_page(browser):
 @dataclass(frozen=True)
 class ViewGate:
     """A gate run on every page of some views: pages(site, scheme) lists the pages it judges;
-    visit(watched, page, view) runs on each loaded page (the page is loaded, not yet settled:
-    the gate settles it its own way) and returns what the gate's tests assert on."""
+    visit(watched, page, view) runs on each loaded (not yet settled) page, returns a result."""
     name: str
     order: int
     views: frozenset
@@ -366,8 +367,7 @@ def site_views(built_site, site_url, browser):
                     try:
                         w.page.goto(site_url(rel, scheme))
                     except Exception as e:  # noqa: BLE001 - every gate reports it
-                        for g in gates:
-                            out[g.name][rel] = ViewFailure(e)
+                        out.update({g.name: {**out[g.name], rel: ViewFailure(e)} for g in gates})
                         continue
                     for g in gates:
                         if rel in wanted[g.name]:
