@@ -17,6 +17,15 @@ from site_helpers import LESSON
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+def on_screen(page, locator) -> None:
+    """Scroll a block into view and wait until Chromium renders it: below the fold it skips
+    rendering (visibility.css), innerText of skipped content is empty (while checkVisibility()
+    still says true of the block), and the skip is lifted at a rendering step, not by the
+    scroll itself, which a loaded machine can delay."""
+    locator.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.innerText.trim() !== ''", arg=locator.element_handle())
+
+
 @pytest.mark.parametrize("palette", ["light", "dark"])
 def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette)
@@ -35,7 +44,7 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
                                 root.locator(".rl-predict-answer"))
         # On screen as a reader meets it: below the fold the block skips rendering
         # (visibility.css), and innerText of skipped content is empty whatever it holds.
-        root.scroll_into_view_if_needed()
+        on_screen(page, root)
         assert form.is_visible() and not root.locator(".rl-predict-nojs").is_visible()
         assert result.get_attribute("aria-live") == "polite"
         assert result.inner_text() == "" and not answer.is_visible()  # nothing before a guess
@@ -86,7 +95,7 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
         # The tokens explorer, by keyboard: End is a training step, Home batch-1 decode.
         tok = page.locator("[data-rl-tokens]")
         said = tok.locator(".rl-tokens-result")
-        tok.scroll_into_view_if_needed()  # rendered, as above
+        on_screen(page, tok)
         assert tok.locator("form").is_visible() and "1 token per step" in said.inner_text()
         assert said.inner_text().count("memory-bound") == 2
         page.focus("#rl-tokens-t")
