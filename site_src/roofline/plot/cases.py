@@ -99,6 +99,13 @@ SCENE_STATES = (("h100-sxm", "bf16", False, ()), ("h100-sxm", "fp32", True, ()),
 FRAMES = ((640, 330), (330, 330), (1000, 600))
 
 
+# (chip, precision, slider AI, frame): the marker on a name without the keep-off (the measure
+# page's LayerNorm at AI 10 on a phone), and one where keeping off would lose a name.
+MARKER_STATES = (("h100-sxm", "bf16", 10, (280, 330)), ("h100-sxm", "bf16", 2, (640, 330)),
+                 ("a100-sxm-80gb", "fp32", 1, (330, 330)), ("l4", "fp8", 20, (280, 330)),
+                 ("a100-sxm-80gb", "bf16", 100, (280, 330)))
+
+
 def build_scenes() -> dict:
     """scene() and marker() for states × frame sizes, as plot/scene.py computes them."""
     catalog, zoo = default_catalog(), default_zoo()
@@ -119,6 +126,13 @@ def build_scenes() -> dict:
         out.append({"ceilings": [], "y_extra": extra, "state": st, "frame": [640, 330],
                     "scene": scene.scene(data, st, (640, 330)),
                     "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)]})
+    # the slider's AI known where the scene is laid out: labels keep off the reader's marker
+    for h, p, ai, frame in MARKER_STATES:
+        data = widget.payload(widget.Options(hardware=h, precision=p), catalog, zoo)
+        st = {"hardware": h, "precision": p, "vector": False, "ai": ai}
+        out.append({"ceilings": [], "state": st, "frame": list(frame),
+                    "scene": scene.scene(data, st, frame),
+                    "markers": [scene.marker(data, st, a) for a in (0.5, 10, 5000)]})
     tokens = tokens_scenes(catalog, zoo)
     data = widget.payload(widget.Options(), catalog, zoo)
     data.pop("ceilings")

@@ -185,7 +185,8 @@ def _label(key: str, x: float, y: float, size: int, style: str, color: str, text
 # ---------------------------------------------------------------- the scene
 
 def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
-    """st = {"hardware", "precision", "vector"}; frame = (w, h) of the plot frame in px."""
+    """st = {"hardware", "precision", "vector"} (and "op", "tokens"; "ai": labels keep off the
+    reader's marker there); frame = (w, h) of the plot frame in px."""
     hw = payload["hardware"][st["hardware"]]
     prec = st["precision"]
     peak, bw = hw["peaks"][prec], hw["bw"]
@@ -255,11 +256,39 @@ def scene(payload: dict, st: dict, frame: tuple[float, float]) -> dict:
     # The selected op's launch floor named first, then the other lines', then the points'
     # around them (a point's name has rows to move to; a line's has two or three places).
     labels = sorted(labels, key=lambda lab: (lab["key"] != "launch", names_point(lab)))
-    laid = layout_labels(labels, [x0, x1], yr, frame[0], frame[1], avoid)
+    laid = _clear_of_marker(lambda taken: layout_labels(labels, [x0, x1], yr, frame[0],
+                                                         frame[1], avoid, taken),
+                            _marker_boxes(payload, st, [x0, x1], yr, frame))
     return {"x": [x0, x1], "y": yr, "ridge": r, "memory": [x0, r], "roof": roof_xy(peak, bw, x0, x1),
             "ceilings": ceilings, "vector": vector, "points": points, "projections": proj,
             "launch": launch, "labels": laid,
             "leaders": leader_lines(laid, [x0, x1], yr, frame[0], frame[1])}
+
+
+# The reader's marker (r 8 px and a 2 px white ring, drawn over the canvas): where the scene
+# is laid out with the slider's AI known (st["ai"]), no label goes under it (scene.mjs).
+MARKER_KEEP_PX = 9
+
+
+def _clear_of_marker(layout, boxes: list) -> list[dict]:
+    """Labels laid out clear of the marker, unless that leaves out a label that fits beside it
+    (a name under the marker until the slider moves beats a name missing)."""
+    laid = layout(boxes)
+    if not boxes:
+        return laid
+    without = layout([])
+    return laid if sum(lb["shown"] for lb in laid) >= sum(lb["shown"] for lb in without) \
+        else without
+
+
+def _marker_boxes(payload: dict, st: dict, xr: list, yr: list, frame) -> list[list[float]]:
+    ai = st.get("ai")
+    if not ai or ai <= 0:
+        return []
+    m = marker(payload, st, ai)
+    px, py = to_px(m["x"], m["y"], xr, yr, frame[0], frame[1])
+    r = MARKER_KEEP_PX
+    return [[px - r, py - r, px + r, py + r]]
 
 
 def scene_lines(ceilings: dict, vector: dict, launch: dict, roof: dict) -> list:

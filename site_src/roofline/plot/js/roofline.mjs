@@ -280,7 +280,10 @@ function update(args, obj) {
     if (!sameAI(slider.value, want)) slider.value = want;
   }
 
-  const st = { hardware: hardware.value, precision: prec, vector: args.vector.active, op, tokens };
+  // The AI is in the state the scene is laid out for (its labels keep off the marker), not in
+  // the key: a slider tick moves the marker and lays nothing out again.
+  const st = { hardware: hardware.value, precision: prec, vector: args.vector.active, op, tokens,
+               ai: 10 ** slider.value };
   const [w, h] = frameSize(args.fig);
   const key = `${st.hardware}|${prec}|${st.vector}|${op}|${tokens}|${Math.round(w)}|${Math.round(h)}`;
   if (drawn.get(args.fig) !== key) {

@@ -4,7 +4,7 @@
 import { bandwidth, num, tflops } from "./format.mjs";
 import { attainable, bound, place, roofXY } from "./maths.mjs";
 import { launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
-import { layoutLabels, leaderLines, namesPoint } from "./labels.mjs";
+import { layoutLabels, leaderLines, namesPoint, toPx } from "./labels.mjs";
 
 // What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
 // labels placed in pixels of a frame of the given size. The live plot draws this; the
@@ -122,7 +122,9 @@ export function scene(P, st, frame) {
   const rank = (l) => (l.key === "launch" ? 0 : namesPoint(l) ? 2 : 1);
   const ordered = labels.map((l, i) => [rank(l), i, l]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
     .map((e) => e[2]);
-  const laid = layoutLabels(ordered, [x0, x1], yr, frame[0], frame[1], avoid);
+  const laid = clearOfMarker((taken) => layoutLabels(ordered, [x0, x1], yr, frame[0], frame[1],
+                                                     avoid, taken),
+                             markerBoxes(P, st, [x0, x1], yr, frame));
   return {
     x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
     roof: { x: roof.x, y: roof.y }, ceilings, vector, points, projections, launch,
@@ -134,6 +136,29 @@ export function scene(P, st, frame) {
 export function sceneLines(ceilings, vector, launch, roof) {
   const lines = [[roof.x, roof.y]].concat(ceilings.xs.map((xs, i) => [xs, ceilings.ys[i]]));
   return lines.concat([vector, launch].filter((d) => d.x.length).map((d) => [d.x, d.y]));
+}
+
+// The reader's marker is drawn over the canvas (r 8 px and a 2 px white ring): where the
+// scene is laid out with the slider's AI known (st.ai), no label goes under it. A slider move
+// only slides it over labels until the next layout (a new chip, precision, op or tokens).
+export const MARKER_KEEP_PX = 9;
+
+// Labels laid out clear of the marker, unless that leaves a label out that fits beside it:
+// a name under the marker (until the slider moves) beats a name missing.
+function clearOfMarker(layout, boxes) {
+  const laid = layout(boxes);
+  if (!boxes.length) return laid;
+  const without = layout([]);
+  const shown = (ls) => ls.filter((l) => l.shown).length;
+  return shown(laid) >= shown(without) ? laid : without;
+}
+
+function markerBoxes(P, st, xr, yr, frame) {
+  if (!(st.ai > 0)) return [];
+  const m = marker(P, st, st.ai);
+  const [px, py] = toPx(m.x, m.y, xr, yr, frame[0], frame[1]);
+  const r = MARKER_KEEP_PX;
+  return [[px - r, py - r, px + r, py + r]];
 }
 
 // The reader's point: where the AI meets the roof, red below the ridge, green at the roof.
