@@ -274,7 +274,7 @@ def _clear_of_marker(layout, boxes: list) -> list[dict]:
     """Labels laid out clear of the marker, unless that leaves out a label that fits beside it
     (a name under the marker until the slider moves beats a name missing)."""
     laid = layout(boxes)
-    if not boxes:
+    if not boxes or all(lb["shown"] for lb in laid):  # nothing left out: done
         return laid
     without = layout([])
     return laid if sum(lb["shown"] for lb in laid) >= sum(lb["shown"] for lb in without) \

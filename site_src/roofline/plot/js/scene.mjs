@@ -147,7 +147,7 @@ export const MARKER_KEEP_PX = 9;
 // a name under the marker (until the slider moves) beats a name missing.
 function clearOfMarker(layout, boxes) {
   const laid = layout(boxes);
-  if (!boxes.length) return laid;
+  if (!boxes.length || laid.every((l) => l.shown)) return laid; // nothing left out: done
   const without = layout([]);
   const shown = (ls) => ls.filter((l) => l.shown).length;
   return shown(laid) >= shown(without) ? laid : without;
