@@ -14,7 +14,7 @@ import pytest
 from conftest import ROOT
 
 TOOLS = {"chromium": "chromium", "java": "default-jre-headless", "node": "nodejs",
-         "npm": "npm"}
+         "npm": "npm", "pdftotext": "poppler-utils"}
 
 
 def apt_calls(tmp_path, present: set[str]) -> list[str]:
@@ -45,9 +45,10 @@ def test_nothing_installed_when_every_tool_is_there(tmp_path):
     assert apt_calls(tmp_path, set(TOOLS)) == []
 
 
-def test_a_bare_machine_gets_all_four(tmp_path):
+def test_a_bare_machine_gets_all_five(tmp_path):
     assert apt_calls(tmp_path, set()) == [
-        "update", "install -y --no-install-recommends chromium default-jre-headless nodejs npm"]
+        "update", "install -y --no-install-recommends chromium default-jre-headless nodejs npm"
+        " poppler-utils"]
 
 
 def test_ci_runs_the_readme_command():
