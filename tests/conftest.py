@@ -15,27 +15,32 @@ build_site() and is marked `@pytest.mark.slow` by hand; build_site() warns (in t
 when the test running it is not.
 
 Browser: Debian Chromium (/usr/bin/chromium) driven by Playwright. Any test that requests
-`browser`, directly or through open_page / shared_page, is marked `browser` at collection.
+`browser`, directly or through tab_pool / open_page / shared_page, is marked `browser` at
+collection.
 - browser (session): the Chromium instance.
+- tab_pool (session) -> TabPool: one browser context per worker; tab_pool.tab(width=1280,
+  height=900, scheme="light") -> Watched opens a guarded tab of that size and colour scheme,
+  tab_pool.release(w) clears the storage of every origin it showed and closes it. Every request
+  that would leave the machine is aborted and recorded (Watched.external, on the tab that made
+  it); console errors and uncaught page errors are recorded (Watched.errors);
+  Watched.assert_clean() asserts both are empty. This is the request guard and the console
+  gate. (A new tab, not a new context, per load: about 1.4 s less CPU a page; BENCHMARKS.md.)
 - open_page (function) -> open_page(url, *, width=1280, height=900, scheme="light") -> Watched:
-  a fresh context per call, closed after the test. Every request that would leave the machine
-  is aborted and recorded (Watched.external); console errors and uncaught page errors are
-  recorded (Watched.errors); Watched.assert_clean() asserts both are empty.
+  a new tab per call, released after the test.
 - shared_page (session) -> shared_page(url, *, width=1280, height=900, scheme="light")
   -> Watched: the same, but loaded and settled (pagecheck.settle) once per run for every test
   that asks with the same arguments. For read-only checks; a test that clicks, types or changes
   state uses open_page.
 
 Every-page views: site_views (session) -> site_views(scheme, palette, width) -> {gate: {page:
-  result}}: every page of built_site loaded once per view in one browser context, and every gate
+  result}}: every page of built_site loaded once per view in one tab, and every gate
   registered for that view (view_gate(), at a test module's import) run on that one load, in
   the gates' order. Tests reading one view carry pytest.mark.xdist_group(view_group(...)), so
   pytest-xdist (`--dist loadgroup`, scripts/test) runs them on one worker, which loads the view
   once; every other test is grouped by its loadscope scope (its module, or its class).
 
 Helpers: build_site(dest, config=None, env=None, cwd=None), serve(root) -> Server,
-watch(context) -> callable making Watched pages, screenshot(page, name) (PNG under
-test-output/screenshots), ROOT, CHROMIUM. Browser gates (settle, axe, hostile-URL probe) live
+screenshot(page, name) (PNG under test-output/screenshots), ROOT, CHROMIUM. Browser gates (settle, axe, hostile-URL probe) live
 in tests/pagecheck.py, site gates (links, validator, reproducibility) in tests/sitecheck.py.
 """
 
@@ -248,49 +253,104 @@ def _is_local(url: str) -> bool:
                            "http://localhost", "chrome-extension:", "devtools:"))
 
 
-def watch(ctx) -> Watched:
-    """A new page in ctx, guarded: outside requests aborted and recorded, console errors and
-    uncaught page errors recorded. This is the request guard and the console gate."""
-    page = ctx.new_page()
-    w = Watched(page)
-
-    def route(r):
-        if _is_local(r.request.url):
-            r.continue_()
-        else:
-            w.external.append(r.request.url)
-            r.abort()
-    ctx.route("**/*", route)
-    page.on("console", lambda m: w.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: w.errors.append(str(e)))
-    return w
-
-
 def _new_context(browser, width: int, height: int, scheme: str):
     return browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
 
 
+def _origin(url: str) -> str | None:
+    """The storage origin of a URL a tab showed (file: pages share one, "file://")."""
+    if url.startswith("file:"):
+        return "file://"
+    if url.startswith(("http://", "https://")):
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0].split('#', 1)[0]}"
+    return None
+
+
+class TabPool:
+    """One browser context per worker whose tabs the tests open (open_page, shared_page, the
+    every-page views, a module's own tab). A page load in a fresh context costs about 1.4 s more
+    CPU than in a new tab of a context that is already up (BENCHMARKS.md, 2026-12-03 evening):
+    the suite loads pages some ninety times. A tab is as clean as a fresh context where it
+    matters: its width and colour scheme are its own (viewport, emulated media), the one request
+    guard records an outside request on the tab that made it (on every open tab when a worker
+    made it), and release() clears the storage of every origin the tab showed (Material keeps the
+    reader's palette in localStorage) before closing it. The guard routes every request, which
+    keeps the HTTP cache off, as in a fresh context."""
+
+    def __init__(self, browser):
+        self.ctx = _new_context(browser, 1280, 900, "light")
+        self.open: dict[int, tuple[Watched, set]] = {}
+        self.ctx.route("**/*", self._route)
+
+    def _route(self, r) -> None:
+        url = r.request.url
+        if _is_local(url):
+            r.continue_()
+            return
+        try:
+            owner = r.request.frame.page
+        except Exception:  # noqa: BLE001 - a worker's request: no frame to tell whose it is
+            owner = None
+        for w, _ in self.open.values():
+            if owner is None or w.page is owner:
+                w.external.append(url)
+        r.abort()
+
+    def tab(self, *, width: int = 1280, height: int = 900, scheme: str = "light") -> Watched:
+        """A new guarded tab of this width, height and colour scheme (not yet navigated)."""
+        page = self.ctx.new_page()
+        if (width, height) != (1280, 900):
+            page.set_viewport_size({"width": width, "height": height})
+        if scheme != "light":
+            page.emulate_media(color_scheme=scheme)
+        w, origins = Watched(page), set()
+        page.on("console", lambda m: w.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: w.errors.append(str(e)))
+        page.on("framenavigated", lambda f: origins.add(_origin(f.url)))
+        self.open[id(page)] = (w, origins)
+        return w
+
+    def release(self, w: Watched) -> None:
+        """Clear the storage of every origin the tab showed, then close it."""
+        _, origins = self.open.pop(id(w.page), (w, set()))
+        if w.page.is_closed():
+            return
+        origins.add(_origin(w.page.url))
+        cdp = self.ctx.new_cdp_session(w.page)
+        for origin in sorted(o for o in origins if o):
+            cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        cdp.detach()
+        w.page.close()
+
+
+@pytest.fixture(scope="session")
+def tab_pool(browser) -> TabPool:
+    pool = TabPool(browser)
+    yield pool
+    pool.ctx.close()
+
+
 @pytest.fixture
-def open_page(browser):
+def open_page(tab_pool):
     """open_page(url, width=1280, scheme='light') -> Watched; every outside request is aborted
     and recorded, every console error and page error recorded."""
-    contexts = []
+    tabs = []
 
     def _open(url: str, *, width: int = 1280, height: int = 900,
               scheme: str = "light") -> Watched:
-        ctx = _new_context(browser, width, height, scheme)
-        contexts.append(ctx)
-        w = watch(ctx)
+        w = tab_pool.tab(width=width, height=height, scheme=scheme)
+        tabs.append(w)
         w.page.goto(url)
         return w
 
     yield _open
-    for ctx in contexts:
-        ctx.close()
+    for w in tabs:
+        tab_pool.release(w)
 
 
 @pytest.fixture(scope="session")
-def shared_page(browser):
+def shared_page(tab_pool):
     """shared_page(url, width=1280, height=900, scheme='light') -> Watched, loaded and settled
     once per run per arguments; read-only checks only."""
     from pagecheck import settle
@@ -300,7 +360,7 @@ def shared_page(browser):
              scheme: str = "light") -> Watched:
         key = (url, width, height, scheme)
         if key not in loaded:
-            w = watch(_new_context(browser, width, height, scheme))
+            w = tab_pool.tab(width=width, height=height, scheme=scheme)
             w.page.goto(url)
             settle(w.page)
             loaded[key] = w
@@ -308,7 +368,7 @@ def shared_page(browser):
 
     yield _get
     for w in loaded.values():
-        w.page.context.close()
+        tab_pool.release(w)
 
 
 @dataclass(frozen=True)
@@ -346,7 +406,7 @@ class ViewFailure:
 
 
 @pytest.fixture(scope="session")
-def site_views(built_site, site_url, browser):
+def site_views(built_site, site_url, tab_pool):
     """site_views(scheme, palette, width) -> {gate name: {page: result}}; see the docstring."""
     loaded: dict[tuple, dict[str, dict]] = {}
 
@@ -358,8 +418,7 @@ def site_views(built_site, site_url, browser):
             assert gates, f"no gate registered for view {key}"
             wanted = {g.name: set(g.pages(built_site, scheme)) for g in gates}
             out: dict[str, dict] = {g.name: {} for g in gates}
-            ctx = _new_context(browser, width, 900, palette)
-            w = watch(ctx)
+            w = tab_pool.tab(width=width, scheme=palette)
             try:
                 for rel in sorted(set().union(*wanted.values())):
                     w.external.clear()  # what this page's load does, not the last page's
@@ -376,7 +435,7 @@ def site_views(built_site, site_url, browser):
                             except Exception as e:  # noqa: BLE001 - re-raised by its tests
                                 out[g.name][rel] = ViewFailure(e)
             finally:
-                ctx.close()
+                tab_pool.release(w)
             loaded[key] = out
         return loaded[key]
     return _view

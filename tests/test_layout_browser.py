@@ -90,10 +90,10 @@ def test_every_page_passes_the_layout_gate(view, site_views):
     assert not stale, f"waived defects no longer found at {view} (remove the waiver): {stale}"
 
 
-def test_lesson_pdf_keeps_every_column_and_the_figures(built_site, site_server, browser,
+def test_lesson_pdf_keeps_every_column_and_the_figures(built_site, site_server, tab_pool,
                                                        tmp_path):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
-    page = ctx.new_page()
+    w = tab_pool.tab(scheme="dark")
+    page = w.page
     try:
         page.goto(site_server.url + LESSON)
         page.wait_for_load_state("load")
@@ -104,7 +104,7 @@ def test_lesson_pdf_keeps_every_column_and_the_figures(built_site, site_server, 
             .map(t => t.textContent.trim()).filter(Boolean)""")
         flat = _pdf_text(page, tmp_path / "lesson.pdf")
     finally:
-        ctx.close()
+        tab_pool.release(w)
     assert len(heads) >= 15 and figure_text
     missing = pdf_missing_columns(heads, flat)
     assert missing == [], f"columns missing from the PDF: {missing}"
@@ -214,14 +214,14 @@ _WALK = """async ([check, phone, page]) => {
 
 @pytest.mark.parametrize("width", [pytest.param(w, marks=pytest.mark.xdist_group(f"live-walk-{w}"))
                                    for w in (1280, 412)])
-def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, browser):
+def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, tab_pool):
     """Walks each widget through every state it offers — the roofline (on the lesson, the
     measure page with its overlay, the budget page with its ceilings) over every chip ×
     precision × vector toggle, every preset at each precision and at each tokens mark; the
     budget over every model × phase × smallest/largest batch × no/all fusions — and checks the
     canvas labels in each (the AI slider moves only the marker, which carries no label)."""
-    ctx = browser.new_context(viewport={"width": width, "height": 900})
-    page = ctx.new_page()
+    w = tab_pool.tab(width=width)
+    page = w.page
     problems, states = [], 0
     try:
         for rel in (LESSON, "measure.html", "budget.html"):
@@ -233,7 +233,7 @@ def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, browse
             states += n
             problems += found
     finally:
-        ctx.close()
+        tab_pool.release(w)
     assert states >= 60
     open_ = [p for p in problems if not any(w in p for w in LIVE_WAIVERS)]
     assert open_ == [], f"{len(open_)} of {states} states at {width} px:\n" + "\n".join(open_[:30])
@@ -243,13 +243,13 @@ def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, browse
 LIVE_WAIVERS: dict[str, str] = {}
 
 
-def test_seeded_live_label_defects_are_reported(site_server, browser):
+def test_seeded_live_label_defects_are_reported(site_server, tab_pool):
     """The canvas check on a real page: an overlay label drawn on top of another, one pushed out
     of the frame, one at 9 px, one on an axis's tick label and one 40 px from the point it names
     with no leader line must each be reported; so must the last x tick ("10,000") once the
     figure's right border is shrunk back to 0 px, and an x-axis title wider than the canvas."""
-    ctx = browser.new_context(viewport={"width": 412, "height": 900})
-    page = ctx.new_page()
+    w = tab_pool.tab(width=412)
+    page = w.page
     try:
         page.goto(site_server.url + "measure.html")
         page.wait_for_load_state("load")
@@ -282,7 +282,7 @@ def test_seeded_live_label_defects_are_reported(site_server, browser):
         page.wait_for_timeout(300)
         cut = run(page, "live_labels")
     finally:
-        ctx.close()
+        tab_pool.release(w)
     assert any("overlap" in p and "first label" in p for p in found), found
     assert any("cut by its frame" in p and "out of frame" in p for p in found), found
     assert any("9 px" in p and "tiny" in p for p in found), found
@@ -358,11 +358,10 @@ CLEAN = ('<style>@media print{input{display:none}}</style><p>Text with a <a href
 
 
 @pytest.fixture(scope="module")
-def fixture_page(browser):
-    ctx = browser.new_context(viewport={"width": 412, "height": 700})
-    page = ctx.new_page()
-    yield page
-    ctx.close()
+def fixture_page(tab_pool):
+    w = tab_pool.tab(width=412, height=700)
+    yield w.page
+    tab_pool.release(w)
 
 
 @pytest.mark.parametrize("check", list(SEEDED))

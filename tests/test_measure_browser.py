@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import screenshot, watch
+from conftest import screenshot
 from roofline.measure import load
 
 pytestmark = pytest.mark.browser
@@ -114,12 +114,12 @@ BAD = [
 
 
 @pytest.fixture(scope="module")
-def bad_file_tab(browser):
+def bad_file_tab(tab_pool):
     """One guarded tab for the bad-file cases: each case loads the page afresh (a new document,
-    after about:blank), sparing each a new browser context and a cold renderer."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield watch(ctx)
-    ctx.close()
+    after about:blank), sparing each a new tab."""
+    w = tab_pool.tab()
+    yield w
+    tab_pool.release(w)
 
 
 @pytest.mark.parametrize("name, what, message", BAD, ids=[b[0] for b in BAD])

@@ -10,11 +10,15 @@ import re
 
 import pytest
 
-from conftest import watch
-from pagecheck import axe_violations
+from pagecheck import COLOUR_RULES, axe_violations
 from site_helpers import LESSON
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+# Every axe rule in light; in dark the rules that read colours, the only ones the palette
+# changes (the same split as the every-page views, test_quality_browser.py).
+AXE_RULES = {"light": None, "dark": COLOUR_RULES}
 
 
 def on_screen(page, locator) -> None:
@@ -27,15 +31,14 @@ def on_screen(page, locator) -> None:
 
 
 @pytest.mark.parametrize("palette", ["light", "dark"])
-def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette)
-    w = watch(ctx)
+def test_predict_then_reveal_by_keyboard(built_site, tab_pool, palette):
+    w = tab_pool.tab(scheme=palette)
     refused: list[str] = []
 
     def no_bokeh(route):
         refused.append(route.request.url)
         route.abort()
-    ctx.route(re.compile(r"bokeh[^/]*\.js"), no_bokeh)
+    w.page.route(re.compile(r"bokeh[^/]*\.js"), no_bokeh)
     page = w.page
     page.goto((built_site / LESSON).as_uri())
     try:
@@ -120,9 +123,9 @@ def test_predict_then_reveal_by_keyboard(built_site, browser, palette):
         page.keyboard.type("50")
         page.keyboard.press("Enter")
         assert answer.is_visible()
-        assert axe_violations(page) == []
+        assert axe_violations(page, AXE_RULES[palette]) == []
     finally:
-        ctx.close()
+        tab_pool.release(w)
     assert not [e for e in errors if "bokeh" not in e.lower() and "roofline" not in e.lower()
                 and "failed to load" not in e.lower()], errors
 
@@ -133,14 +136,13 @@ MODEL_JS = """(names) => { const d = window.roofline.documents[0];
 
 
 @pytest.mark.parametrize("palette", ["light", "dark"])
-def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, browser, palette):
+def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, tab_pool, palette):
     """§6's roofline, keyboard only: the tokens slider's End key is a training step, a mark's
     button is batch-1 decode, the presets offer the model's ops; the verdict, readout, URL and
     the launch floor follow (the same figures `roofline ops` prints), and axe finds nothing."""
     from pagecheck import settle
     from roofline.tokens import load_launch_floor
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette)
-    w = watch(ctx)
+    w = tab_pool.tab(scheme=palette)
     page = w.page
     try:
         page.goto(site_url(LESSON))
@@ -182,7 +184,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, browser, pa
         assert m["launch-floor"]["y"] == [pytest.approx(flops / launch / 1e12)] * 2
         page.wait_for_function("() => location.search.includes('tokens=64')", timeout=3000)
         assert "op=input_layernorm" in page.evaluate("location.search")
-        assert axe_violations(page) == []
+        assert axe_violations(page, AXE_RULES[palette]) == []
         w.assert_clean()
     finally:
-        ctx.close()
+        tab_pool.release(w)

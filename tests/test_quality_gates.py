@@ -1,7 +1,7 @@
 """A gate that cannot fail is a defect: each quality gate, fed a small fixture with the defect it
 guards against seeded in, must report it (and stay quiet on a clean fixture). The gates are the
 same functions the site-wide tests call (tests/sitecheck.py, tests/pagecheck.py,
-conftest.watch); the fixtures are in tests/quality/seeded/, or a few files in tmp_path.
+conftest.TabPool); the fixtures are in tests/quality/seeded/, or a few files in tmp_path.
 
 Gate -> seeded test here:
 - broken internal link or anchor (sitecheck.broken_links) -> test_link_gate_reports_*
@@ -9,9 +9,12 @@ Gate -> seeded test here:
   -> test_static_outside_load_gate_reports_*
 - reproducible build (sitecheck.differing_files) -> test_reproducibility_gate_reports_*
 - Nu HTML validator (sitecheck.validate_html, html_problems) -> test_html_gate_*
-- outside request in the browser (conftest.watch's request guard), console / page error,
+- outside request in the browser (conftest.TabPool's request guard), console / page error,
   plot block not ready, axe-core, hostile URL that would execute (pagecheck) -> the browser
   tests at the end.
+- a tab as clean as a fresh browser context (conftest.TabPool: storage cleared on release,
+  each outside request blamed on the tab that made it, its own width and colour scheme)
+  -> test_tab_pool_*.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ViewFailure, view_results, watch
+from conftest import ViewFailure, serve, view_results
 from pagecheck import COLOUR_RULES, PWNED_JS, axe_violations, page_report, pwned, settle
 from sitecheck import (allowed_html_messages, broken_links, cdn_mentions, differing_files,
                        external_resources, html_problems, validate_html)
@@ -124,15 +127,22 @@ def test_html_gate_fails_when_the_validator_cannot_run(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- browser gates
 
-@pytest.fixture(scope="module")
-def context(browser):
-    ctx = browser.new_context(viewport={"width": 800, "height": 600})
-    yield ctx
-    ctx.close()
+@pytest.fixture
+def context(tab_pool):
+    """Opens seeded fixture pages in tabs of the pool every browser test uses (conftest.TabPool:
+    its request guard and console gate), released at the test's end."""
+    tabs = []
+
+    def _open(**kw):
+        tabs.append(tab_pool.tab(**{"width": 800, "height": 600, **kw}))
+        return tabs[-1]
+    yield _open
+    for w in tabs:
+        tab_pool.release(w)
 
 
 def _load(context, name: str, query: str = ""):
-    w = watch(context)
+    w = context()
     w.page.goto((SEEDED / name).as_uri() + query)
     settle(w.page, timeout_ms=5000)
     return w
@@ -144,7 +154,6 @@ def test_browser_gates_pass_the_clean_fixture(context):
     report = page_report(w, axe=True)
     assert (report.external, report.errors, report.axe, report.blocks) == ([], [], [], [])
     assert not pwned(w.page)
-    w.page.close()
 
 
 @pytest.mark.browser
@@ -155,7 +164,6 @@ def test_request_guard_reports_every_outside_request(context):
                                   "https://fonts.googleapis.com/css?family=Roboto"]
     with pytest.raises(AssertionError, match="left the machine"):
         w.assert_clean()
-    w.page.close()
 
 
 @pytest.mark.browser
@@ -167,7 +175,6 @@ def test_console_gate_reports_console_and_page_errors_and_a_failed_plot(context)
     assert report.blocks == ["failed"]
     with pytest.raises(AssertionError, match="console errors"):
         w.assert_clean()
-    w.page.close()
 
 
 @pytest.mark.browser
@@ -175,7 +182,6 @@ def test_axe_gate_reports_an_unnamed_image_and_button(context):
     w = _load(context, "axe-violation.html")
     ids = {v["id"] for v in axe_violations(w.page)}
     assert {"image-alt", "button-name", "color-contrast"} <= ids, ids
-    w.page.close()
 
 
 def test_a_gate_that_failed_on_one_page_of_a_view_fails_its_tests():
@@ -197,7 +203,6 @@ def test_colour_only_axe_gate_reports_faint_text_and_runs_every_colour_rule(cont
     enabled = w.page.evaluate("""() => axe._audit.rules.filter((r) => r.enabled !== false &&
         r.tags.includes('cat.color')).map((r) => r.id).sort()""")
     assert enabled == sorted(COLOUR_RULES)
-    w.page.close()
 
 
 @pytest.mark.browser
@@ -207,4 +212,67 @@ def test_hostile_url_gate_reports_a_payload_that_ran(context):
     w = _load(context, "hostile-url.html", "?hardware=" + quote(payload))
     w.page.wait_for_function(PWNED_JS, timeout=5000)
     assert pwned(w.page)
-    w.page.close()
+
+
+# ---------------------------------------------------------------- the tab pool
+
+STORED_JS = "() => localStorage.getItem('seeded')"
+
+
+@pytest.mark.browser
+def test_tab_pool_release_clears_what_a_tab_stored(tab_pool, tmp_path):
+    """Tabs share one context, so local storage outlives a tab (Material keeps the reader's
+    palette there): a tab closed without release() leaks it to the next tab (the seeded
+    defect); release() clears every origin the tab showed, http and file://."""
+    (tmp_path / "p.html").write_text("<!doctype html><title>p</title><p>p</p>", encoding="utf-8")
+    server = serve(tmp_path)
+    urls = [server.url + "p.html", (tmp_path / "p.html").as_uri()]
+
+    def store(w):
+        for url in urls:
+            w.page.goto(url)
+            w.page.evaluate("() => localStorage.setItem('seeded', '1')")
+
+    def stored_in_a_new_tab() -> list:
+        w, out = tab_pool.tab(), []
+        try:
+            for url in urls:
+                w.page.goto(url)
+                out.append(w.page.evaluate(STORED_JS))
+            return out
+        finally:
+            tab_pool.release(w)  # clears both origins
+    try:
+        leaky = tab_pool.tab()
+        store(leaky)
+        tab_pool.open.pop(id(leaky.page))  # closed without release()
+        leaky.page.close()
+        assert stored_in_a_new_tab() == ["1", "1"]
+        assert stored_in_a_new_tab() == [None, None]
+        clean = tab_pool.tab()
+        store(clean)
+        tab_pool.release(clean)
+        assert stored_in_a_new_tab() == [None, None]
+    finally:
+        server.httpd.shutdown()
+
+
+@pytest.mark.browser
+def test_tab_pool_blames_the_tab_that_made_an_outside_request(context):
+    quiet, noisy = context(), context()
+    quiet.page.goto((SEEDED / "valid.html").as_uri())
+    noisy.page.goto((SEEDED / "outside-request.html").as_uri())
+    settle(noisy.page, timeout_ms=5000)
+    settle(quiet.page, timeout_ms=5000)
+    assert len(noisy.external) == 3 and quiet.external == []
+
+
+@pytest.mark.browser
+def test_tab_pool_tabs_have_their_own_width_and_colour_scheme(context):
+    phone, desk = context(width=412, height=915, scheme="dark"), context()
+    sizes = []
+    for w in (phone, desk):
+        w.page.goto((SEEDED / "valid.html").as_uri())
+        sizes.append(w.page.evaluate("() => [innerWidth, innerHeight, "
+                                     "matchMedia('(prefers-color-scheme: dark)').matches]"))
+    assert sizes == [[412, 915, True], [800, 600, False]]

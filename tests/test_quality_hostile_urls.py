@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import watch
 from pagecheck import PWNED_JS
 from roofline.catalog import default_catalog
 from site_helpers import LESSON
@@ -40,16 +39,15 @@ def test_a_handful_of_cases_carry_every_script_payload():
 
 
 @pytest.fixture(scope="module")
-def tab(browser):
+def tab(tab_pool):
     """One guarded page for every case: each case loads the lesson afresh (a new document,
     after about:blank, so no case sees another's window), and one tab spares each case a new
-    browser context and a cold renderer (~2 s CPU a load)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    w = watch(ctx)
+    tab."""
+    w = tab_pool.tab()
     dialogs: list[str] = []
     w.page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     yield w, dialogs
-    ctx.close()
+    tab_pool.release(w)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"case{i}" for i in range(len(CASES))])

@@ -11,7 +11,7 @@ import zlib
 
 import pytest
 
-from conftest import screenshot, watch
+from conftest import screenshot
 from pagecheck import settle
 from roofline.site.build import ZIP_ROOT, ZIP_URI
 from site_helpers import LESSON, read_main
@@ -20,15 +20,14 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def lesson(built_site, browser):
+def lesson(built_site, tab_pool):
     """The lesson from file:// at 1280 px, light, loaded once for the read-mostly tests below
     (they run in this order; the print test switches to print media, so it comes last)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
-    w = watch(ctx)
+    w = tab_pool.tab()
     w.page.goto((built_site / LESSON).as_uri())
     settle(w.page)
     yield w
-    ctx.close()
+    tab_pool.release(w)
 
 
 def _search(w, term: str) -> list[str]:

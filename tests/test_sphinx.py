@@ -192,7 +192,6 @@ def test_sphinx_pages_work_offline(sphinx_site, sphinx_server, open_page, scheme
                 _check_cases(w)
                 _check_dark_mode_and_axe(w)
         w.assert_clean()
-        w.page.context.close()
 
 
 def _check_slider(w):

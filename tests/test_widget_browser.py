@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from conftest import screenshot, watch
+from conftest import screenshot
 from roofline.catalog import default_catalog
 from roofline.maths import place
 from roofline.ops import default_zoo
@@ -93,15 +93,14 @@ def set_model(w, name, prop, value):
 
 
 @pytest.fixture(scope="module", params=["http", "file"])
-def lesson_page(request, site_server, built_site, browser):
+def lesson_page(request, site_server, built_site, tab_pool):
     """The lesson loaded once per scheme for all the tests below that drive its widget (not one
     load per test), with the state its first load showed."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
-    w = watch(ctx)
+    w = tab_pool.tab()
     w.page.goto(url_for(request.param, site_server, built_site))
     first = ready(w)
     yield w, first
-    ctx.close()
+    tab_pool.release(w)
 
 
 # What a test may change (model name, STATE_JS key), in the order that restores it: hardware
