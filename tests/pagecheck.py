@@ -1,8 +1,8 @@
 """The browser quality gates as functions of a loaded page, so the same code checks every page
 of the site and a small fixture page with a seeded defect (tests/test_quality_gates.py):
 
-- the request guard and console gate: conftest.watch() records outside requests and console /
-  page errors on a Watched page; page_problems() reads them;
+- the request guard and console gate: conftest.TabPool's tabs record outside requests and
+  console / page errors on a Watched page; page_problems() reads them;
 - axe-core: axe_violations(page);
 - hostile URL state: pwned(page) says whether a payload from tests/cases/hostile_urls.json ran.
 """
@@ -16,14 +16,33 @@ ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
-def settle(page, *, timeout_ms: int = 20000) -> None:
-    """Scroll through the page so lazily loaded plots start, let every plot block finish
-    (ready, or failed, which the console gate reports), then wait for the network to idle."""
+def settle(page, *, timeout_ms: int = 20000, through: bool = False) -> None:
+    """Bring each plot block into view as a reader scrolling to it would, so the loader starts
+    it (it starts a block when one nears the viewport), let every block finish (ready, or
+    failed, which the console gate reports), go back to the top, then wait for the network to
+    idle.
+
+    through=False jumps from block to block; through=True scrolls the whole page past the
+    viewport, a screenful at a time, as a reader reading it all would. Material does some work
+    only for what has been on screen (a wide table's scroll wrapper becomes focusable once
+    seen), so a gate judging that work (axe's every rule) needs the whole scroll; a jump
+    spares Chromium painting every screenful of a 32,000 px page, about 1.5 s of CPU a load
+    of the lesson (BENCHMARKS.md, 2026-12-03 evening)."""
     page.wait_for_load_state("load")
-    page.evaluate("""async () => {
-        for (let y = 0; y < document.body.scrollHeight; y += 600) {
-            window.scrollTo(0, y); await new Promise(r => setTimeout(r, 40)); }
-        window.scrollTo(0, 0); }""")
+    if through:
+        page.evaluate("""async () => {
+            for (let y = 0; y < document.body.scrollHeight; y += 600) {
+                window.scrollTo(0, y); await new Promise(r => setTimeout(r, 40)); }
+            window.scrollTo(0, 0); }""")
+    else:
+        page.evaluate("""async (timeoutMs) => {
+            const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+            for (const b of document.querySelectorAll('.roofline-block')) {
+                b.scrollIntoView({block: 'center'});
+                const until = performance.now() + timeoutMs;  // started: on to the next
+                while (!b.dataset.rooflineState && performance.now() < until) await frame();
+            }
+            window.scrollTo(0, 0); }""", timeout_ms)
     page.wait_for_function("""() => [...document.querySelectorAll('.roofline-block')]
         .every((b) => ['ready', 'failed'].includes(b.dataset.rooflineState))""",
                            timeout=timeout_ms)
