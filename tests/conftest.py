@@ -212,12 +212,20 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (item.path in needs_site, first.get(_group(item), len(first))))
 
 
-# The longest groups that need the site, longest first (wall s, full run 2026-12-03 16:52).
-LONG_GROUPS = ("view-http-light-1280", "live-walk-412", "tests/test_budget_browser.py",
-               "tests/test_quality_build.py", "tests/test_predict_browser.py",
-               "tests/test_measure_browser.py", "tests/test_widget_browser.py",
-               "view-http-dark-1280", "tests/test_site_browser.py", "tests/test_site_rebuild.py",
-               "view-file-light-1280", "live-walk-1280", "view-http-light-412")
+# The longest groups that need the site, longest first (wall s on one of two workers, full
+# run 2026-12-03 19:36): live-walk-412 38, live-walk-1280 35, test_widget_browser 33,
+# test_budget_browser 33, view-http-light-1280 30, test_predict_browser 25,
+# test_measure_browser 25, test_site_browser 24, view-http-dark-1280 21, view-file-light-1280
+# 12, test_quality_build 10, test_layout_browser 8, test_site_rebuild 8, hostile URLs 8,
+# view-http-light-412 7. Longest first is what keeps the two workers' ends close (they ended
+# 14 s apart with the walks last).
+LONG_GROUPS = ("live-walk-412", "live-walk-1280", "tests/test_widget_browser.py",
+               "tests/test_budget_browser.py", "view-http-light-1280",
+               "tests/test_predict_browser.py", "tests/test_measure_browser.py",
+               "tests/test_site_browser.py", "view-http-dark-1280", "view-file-light-1280",
+               "tests/test_quality_build.py", "tests/test_layout_browser.py",
+               "tests/test_site_rebuild.py", "tests/test_quality_hostile_urls.py",
+               "view-http-light-412")
 
 
 def _group(item) -> str:

@@ -182,8 +182,10 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, tab_pool, p
         assert m["verdict"].startswith("Overhead-bound — its 4 µs launch outlasts")
         flops = 64 * 4096 * 4  # rows × d × 4 FLOPs an element (roofline ops: 1.05 M)
         assert m["launch-floor"]["y"] == [pytest.approx(flops / launch / 1e12)] * 2
-        page.wait_for_function("() => location.search.includes('tokens=64')", timeout=3000)
-        assert "op=input_layernorm" in page.evaluate("location.search")
+        # The URL follows the state as the widget writes it (the tokens, then the op): wait for
+        # both, not for the first, which a loaded machine can show alone.
+        page.wait_for_function("() => location.search.includes('tokens=64') && "
+                               "location.search.includes('op=input_layernorm')", timeout=3000)
         assert axe_violations(page, AXE_RULES[palette]) == []
         w.assert_clean()
     finally:
