@@ -40,8 +40,9 @@ Every-page views: site_views (session) -> site_views(scheme, palette, width) -> 
   once; every other test is grouped by its loadscope scope (its module, or its class).
 
 Helpers: build_site(dest, config=None, env=None, cwd=None), serve(root) -> Server,
-screenshot(page, name) (PNG under test-output/screenshots), ROOT, CHROMIUM. Browser gates (settle, axe, hostile-URL probe) live
-in tests/pagecheck.py, site gates (links, validator, reproducibility) in tests/sitecheck.py.
+screenshot(page, name) (PNG under test-output/screenshots), ROOT, CHROMIUM. Browser gates
+(settle, axe, hostile-URL probe) live in tests/pagecheck.py, site gates (links, validator,
+reproducibility) in tests/sitecheck.py.
 """
 
 from __future__ import annotations
@@ -278,8 +279,8 @@ def _origin(url: str) -> str | None:
 class TabPool:
     """One browser context per worker whose tabs the tests open (open_page, shared_page, the
     every-page views, a module's own tab). A page load in a fresh context costs about 1.4 s more
-    CPU than in a new tab of a context that is already up (BENCHMARKS.md, 2026-12-03 evening):
-    the suite loads pages some ninety times. A tab is as clean as a fresh context where it
+    CPU than in a new tab of a context that is already up (BENCHMARKS.md, 2026-12-03 evening),
+    and most browser tests load a page of their own. A tab is as clean as a fresh context where it
     matters: its width and colour scheme are its own (viewport, emulated media), the one request
     guard records an outside request on the tab that made it (on every open tab when a worker
     made it), and release() clears the storage of every origin the tab showed (Material keeps the
