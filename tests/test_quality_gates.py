@@ -127,38 +127,23 @@ def test_html_gate_fails_when_the_validator_cannot_run(tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- browser gates
 
-@pytest.fixture
-def context(tab_pool):
-    """Opens seeded fixture pages in tabs of the pool every browser test uses (conftest.TabPool:
-    its request guard and console gate), released at the test's end."""
-    tabs = []
-
-    def _open(**kw):
-        tabs.append(tab_pool.tab(**{"width": 800, "height": 600, **kw}))
-        return tabs[-1]
-    yield _open
-    for w in tabs:
-        tab_pool.release(w)
-
-
-def _load(context, name: str, query: str = ""):
-    w = context()
-    w.page.goto((SEEDED / name).as_uri() + query)
+def _load(open_page, name: str, query: str = ""):
+    w = open_page((SEEDED / name).as_uri() + query, width=800, height=600)
     settle(w.page, timeout_ms=5000)
     return w
 
 
 @pytest.mark.browser
-def test_browser_gates_pass_the_clean_fixture(context):
-    w = _load(context, "valid.html")
+def test_browser_gates_pass_the_clean_fixture(open_page):
+    w = _load(open_page, "valid.html")
     report = page_report(w, axe=True)
     assert (report.external, report.errors, report.axe, report.blocks) == ([], [], [], [])
     assert not pwned(w.page)
 
 
 @pytest.mark.browser
-def test_request_guard_reports_every_outside_request(context):
-    w = _load(context, "outside-request.html")
+def test_request_guard_reports_every_outside_request(open_page):
+    w = _load(open_page, "outside-request.html")
     assert sorted(w.external) == ["http://example.org/beacon",
                                   "https://cdn.example.com/logo.png",
                                   "https://fonts.googleapis.com/css?family=Roboto"]
@@ -167,8 +152,8 @@ def test_request_guard_reports_every_outside_request(context):
 
 
 @pytest.mark.browser
-def test_console_gate_reports_console_and_page_errors_and_a_failed_plot(context):
-    w = _load(context, "console-error.html")
+def test_console_gate_reports_console_and_page_errors_and_a_failed_plot(open_page):
+    w = _load(open_page, "console-error.html")
     report = page_report(w, axe=False)
     assert "seeded console error" in report.errors
     assert any("seeded page error" in e for e in report.errors)
@@ -178,8 +163,8 @@ def test_console_gate_reports_console_and_page_errors_and_a_failed_plot(context)
 
 
 @pytest.mark.browser
-def test_axe_gate_reports_an_unnamed_image_and_button(context):
-    w = _load(context, "axe-violation.html")
+def test_axe_gate_reports_an_unnamed_image_and_button(open_page):
+    w = _load(open_page, "axe-violation.html")
     ids = {v["id"] for v in axe_violations(w.page)}
     assert {"image-alt", "button-name", "color-contrast"} <= ids, ids
 
@@ -195,10 +180,10 @@ def test_a_gate_that_failed_on_one_page_of_a_view_fails_its_tests():
 
 
 @pytest.mark.browser
-def test_colour_only_axe_gate_reports_faint_text_and_runs_every_colour_rule(context):
+def test_colour_only_axe_gate_reports_faint_text_and_runs_every_colour_rule(open_page):
     """The dark view's axe run (pagecheck.COLOUR_RULES only): it reports the seeded faint text
     and nothing else, and its rules are exactly those axe runs by default that read colours."""
-    w = _load(context, "axe-violation.html")
+    w = _load(open_page, "axe-violation.html")
     assert {v["id"] for v in axe_violations(w.page, COLOUR_RULES)} == {"color-contrast"}
     enabled = w.page.evaluate("""() => axe._audit.rules.filter((r) => r.enabled !== false &&
         r.tags.includes('cat.color')).map((r) => r.id).sort()""")
@@ -206,10 +191,10 @@ def test_colour_only_axe_gate_reports_faint_text_and_runs_every_colour_rule(cont
 
 
 @pytest.mark.browser
-def test_hostile_url_gate_reports_a_payload_that_ran(context):
+def test_hostile_url_gate_reports_a_payload_that_ran(open_page):
     from urllib.parse import quote
     payload = "<img id=pwned src=x onerror=window.__pwned=1>"
-    w = _load(context, "hostile-url.html", "?hardware=" + quote(payload))
+    w = _load(open_page, "hostile-url.html", "?hardware=" + quote(payload))
     w.page.wait_for_function(PWNED_JS, timeout=5000)
     assert pwned(w.page)
 
@@ -258,21 +243,20 @@ def test_tab_pool_release_clears_what_a_tab_stored(tab_pool, tmp_path):
 
 
 @pytest.mark.browser
-def test_tab_pool_blames_the_tab_that_made_an_outside_request(context):
-    quiet, noisy = context(), context()
-    quiet.page.goto((SEEDED / "valid.html").as_uri())
-    noisy.page.goto((SEEDED / "outside-request.html").as_uri())
+def test_tab_pool_blames_the_tab_that_made_an_outside_request(open_page):
+    quiet = open_page((SEEDED / "valid.html").as_uri(), width=800, height=600)
+    noisy = open_page((SEEDED / "outside-request.html").as_uri(), width=800, height=600)
     settle(noisy.page, timeout_ms=5000)
     settle(quiet.page, timeout_ms=5000)
     assert len(noisy.external) == 3 and quiet.external == []
 
 
 @pytest.mark.browser
-def test_tab_pool_tabs_have_their_own_width_and_colour_scheme(context):
-    phone, desk = context(width=412, height=915, scheme="dark"), context()
+def test_tab_pool_tabs_have_their_own_width_and_colour_scheme(open_page):
+    url = (SEEDED / "valid.html").as_uri()
     sizes = []
-    for w in (phone, desk):
-        w.page.goto((SEEDED / "valid.html").as_uri())
+    for w in (open_page(url, width=412, height=915, scheme="dark"),
+              open_page(url, width=800, height=600)):
         sizes.append(w.page.evaluate("() => [innerWidth, innerHeight, "
                                      "matchMedia('(prefers-color-scheme: dark)').matches]"))
     assert sizes == [[412, 915, True], [800, 600, False]]
