@@ -15,22 +15,19 @@ build_site() and is marked `@pytest.mark.slow` by hand; build_site() warns (in t
 when the test running it is not.
 
 Browser: Debian Chromium (/usr/bin/chromium) driven by Playwright. Any test that requests
-`browser`, directly or through tab_pool / open_page / shared_page, is marked `browser` at
+`browser`, directly or through tab_pool / open_page, is marked `browser` at
 collection.
 - browser (session): the Chromium instance.
 - tab_pool (session) -> TabPool: one browser context per worker; tab_pool.tab(width=1280,
-  height=900, scheme="light") -> Watched opens a guarded tab of that size and colour scheme,
-  tab_pool.release(w) clears the storage of every origin it showed and closes it. Every request
-  that would leave the machine is aborted and recorded (Watched.external, on the tab that made
-  it); console errors and uncaught page errors are recorded (Watched.errors);
-  Watched.assert_clean() asserts both are empty. This is the request guard and the console
-  gate. (A new tab, not a new context, per load: about 1.4 s less CPU a page; BENCHMARKS.md.)
+  height=900, scheme="light") -> Watched opens a guarded tab of that size and colour scheme whose
+  first page of each origin starts with that origin's localStorage empty, as in a fresh context,
+  whatever another tab stored; tab_pool.release(w) closes it. Every request that would leave the
+  machine is aborted and recorded (Watched.external, on the tab that made it); console errors and
+  uncaught page errors are recorded (Watched.errors); Watched.assert_clean() asserts both are
+  empty. This is the request guard and the console gate. (A new tab, not a new context, per
+  load: about 1.4 s less CPU a page; BENCHMARKS.md.)
 - open_page (function) -> open_page(url, *, width=1280, height=900, scheme="light") -> Watched:
   a new tab per call, released after the test.
-- shared_page (session) -> shared_page(url, *, width=1280, height=900, scheme="light")
-  -> Watched: the same, but loaded and settled (pagecheck.settle) once per run for every test
-  that asks with the same arguments. For read-only checks; a test that clicks, types or changes
-  state uses open_page.
 
 Every-page views: site_views (session) -> site_views(scheme, palette, width) -> {gate: {page:
   result}}: every page of built_site loaded once per view in one tab, and every gate
@@ -266,30 +263,33 @@ def _new_context(browser, width: int, height: int, scheme: str):
     return browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
 
 
-def _origin(url: str) -> str | None:
-    """The storage origin of a URL a tab showed (file: pages share one, "file://")."""
-    if url.startswith("file:"):
-        return "file://"
-    if url.startswith(("http://", "https://")):
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0].split('#', 1)[0]}"
-    return None
+# Runs before any script of every document a pool tab loads. sessionStorage is the tab's own,
+# per origin, so it marks the origins this tab has seen: on the first document of each, the
+# origin's localStorage (shared by every tab of the context) is emptied. Material keeps the
+# reader's palette there: without this a light tab opened while a dark one is open, or just
+# after one closed, showed the dark palette (a CI failure, 2026-12-03).
+FRESH_STORAGE_JS = """(() => { try {
+  if (!sessionStorage.getItem('tab-pool-seen')) {
+    localStorage.clear(); sessionStorage.setItem('tab-pool-seen', '1');
+  }
+} catch (e) { /* an opaque origin (about:blank, data:) has no storage */ } })();"""
 
 
 class TabPool:
-    """One browser context per worker whose tabs the tests open (open_page, shared_page, the
-    every-page views, a module's own tab). A page load in a fresh context costs about 1.4 s more
-    CPU than in a new tab of a context that is already up (BENCHMARKS.md, 2026-12-03 evening),
-    and most browser tests load a page of their own. A tab is as clean as a fresh context where it
-    matters: its width and colour scheme are its own (viewport, emulated media), the one request
-    guard records an outside request on the tab that made it (on every open tab when a worker
-    made it), and release() clears the storage of every origin the tab showed (Material keeps the
-    reader's palette in localStorage) before closing it. The guard routes every request, which
-    keeps the HTTP cache off, as in a fresh context."""
+    """One browser context per worker whose tabs the tests open (open_page, the every-page
+    views, a module's own tab). A page load in a fresh context costs about 1.4 s more CPU than
+    in a new tab of a context that is already up (BENCHMARKS.md, 2026-12-03 evening), and most
+    browser tests load a page of their own. A tab is as clean as a fresh context where it
+    matters: its width and colour scheme are its own (viewport, emulated media); its first page
+    of each origin finds that origin's localStorage empty (FRESH_STORAGE_JS), however many tabs
+    are open; the one request guard records an outside request on the tab that made it (on
+    every open tab when a worker made it). The guard routes every request, which keeps the HTTP
+    cache off, as in a fresh context. `fresh_storage=False` leaves the storage as other tabs
+    left it: the seeded defect of the test that guards this."""
 
     def __init__(self, browser):
         self.ctx = _new_context(browser, 1280, 900, "light")
-        self.open: dict[int, tuple[Watched, set]] = {}
+        self.open: dict[int, Watched] = {}
         self.ctx.route("**/*", self._route)
 
     def _route(self, r) -> None:
@@ -301,36 +301,32 @@ class TabPool:
             owner = r.request.frame.page
         except Exception:  # noqa: BLE001 - a worker's request: no frame to tell whose it is
             owner = None
-        for w, _ in self.open.values():
+        for w in self.open.values():
             if owner is None or w.page is owner:
                 w.external.append(url)
         r.abort()
 
-    def tab(self, *, width: int = 1280, height: int = 900, scheme: str = "light") -> Watched:
+    def tab(self, *, width: int = 1280, height: int = 900, scheme: str = "light",
+            fresh_storage: bool = True) -> Watched:
         """A new guarded tab of this width, height and colour scheme (not yet navigated)."""
         page = self.ctx.new_page()
+        if fresh_storage:
+            page.add_init_script(FRESH_STORAGE_JS)
         if (width, height) != (1280, 900):
             page.set_viewport_size({"width": width, "height": height})
         if scheme != "light":
             page.emulate_media(color_scheme=scheme)
-        w, origins = Watched(page), set()
+        w = Watched(page)
         page.on("console", lambda m: w.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: w.errors.append(str(e)))
-        page.on("framenavigated", lambda f: origins.add(_origin(f.url)))
-        self.open[id(page)] = (w, origins)
+        self.open[id(page)] = w
         return w
 
     def release(self, w: Watched) -> None:
-        """Clear the storage of every origin the tab showed, then close it."""
-        _, origins = self.open.pop(id(w.page), (w, set()))
-        if w.page.is_closed():
-            return
-        origins.add(_origin(w.page.url))
-        cdp = self.ctx.new_cdp_session(w.page)
-        for origin in sorted(o for o in origins if o):
-            cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
-        cdp.detach()
-        w.page.close()
+        """Close the tab and stop recording its requests."""
+        self.open.pop(id(w.page), None)
+        if not w.page.is_closed():
+            w.page.close()
 
 
 @pytest.fixture(scope="session")
@@ -355,28 +351,6 @@ def open_page(tab_pool):
 
     yield _open
     for w in tabs:
-        tab_pool.release(w)
-
-
-@pytest.fixture(scope="session")
-def shared_page(tab_pool):
-    """shared_page(url, width=1280, height=900, scheme='light') -> Watched, loaded and settled
-    once per run per arguments; read-only checks only."""
-    from pagecheck import settle
-    loaded: dict[tuple, Watched] = {}
-
-    def _get(url: str, *, width: int = 1280, height: int = 900,
-             scheme: str = "light") -> Watched:
-        key = (url, width, height, scheme)
-        if key not in loaded:
-            w = tab_pool.tab(width=width, height=height, scheme=scheme)
-            w.page.goto(url)
-            settle(w.page)
-            loaded[key] = w
-        return loaded[key]
-
-    yield _get
-    for w in loaded.values():
         tab_pool.release(w)
 
 
