@@ -49,6 +49,27 @@ def settle(page, *, timeout_ms: int = 20000, through: bool = False) -> None:
     page.wait_for_load_state("networkidle")
 
 
+# What a page's plot blocks are doing, for a failure message: a wait that times out should say
+# whether BokehJS came, which blocks started, and how the page was reached.
+BLOCKS_JS = """() => ({url: location.href, readyState: document.readyState,
+  navigation: (performance.getEntriesByType('navigation')[0] || {}).type, scrollY,
+  bokeh: window.Bokeh ? window.Bokeh.version : null,
+  blocks: [...document.querySelectorAll('.roofline-block')]
+    .map((b) => b.dataset.rooflineState || 'not started'),
+  scripts: [...document.scripts].map((s) => s.src.split('/').pop()).filter(Boolean)})"""
+
+
+def first_block_ready(page, *, timeout_ms: int = 20000, errors: list | None = None) -> None:
+    """Wait until the page's first plot block is ready; on a timeout, fail with what the page's
+    blocks were doing (BLOCKS_JS) and the console errors seen, not Playwright's bare timeout."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        raise AssertionError(f"no plot block ready after {timeout_ms} ms: "
+                             f"{page.evaluate(BLOCKS_JS)}; console errors: {errors}") from None
+
+
 # The axe rules that read the page's colours, the only ones whose outcome depends on the
 # palette: axe's rules tagged cat.color that it runs by default (color-contrast-enhanced, AAA,
 # is off by default). The dark view runs only these; the light view runs every rule on the same

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import screenshot
+from pagecheck import first_block_ready
 from sitecheck import EMBED_MD, doc_block
 from roofline.cli import main
 from roofline.commands import COMMANDS
@@ -181,7 +182,7 @@ def test_export_shares_one_copy_of_bokehjs(export_dir):
 
 
 def _ready(w, timeout=20000):
-    w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=timeout)
+    first_block_ready(w.page, timeout_ms=timeout, errors=w.errors)
     return w.page.evaluate("() => window.roofline.documents[0].get_model_by_name('verdict').text")
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import screenshot
+from pagecheck import first_block_ready
 from roofline.measure import load
 
 pytestmark = pytest.mark.browser
@@ -35,7 +36,7 @@ STATE_JS = """() => {
 def ready(w):
     block = w.page.locator(".roofline-block").first
     block.scroll_into_view_if_needed()
-    w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=30000)
+    first_block_ready(w.page, timeout_ms=30000, errors=w.errors)
     return state(w)
 
 

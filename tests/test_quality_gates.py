@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ViewFailure, serve, view_results
-from pagecheck import COLOUR_RULES, PWNED_JS, axe_violations, page_report, pwned, settle
+from pagecheck import (COLOUR_RULES, PWNED_JS, axe_violations, first_block_ready, page_report,
+                       pwned, settle)
 from sitecheck import (allowed_html_messages, broken_links, cdn_mentions, differing_files,
                        external_resources, html_problems, validate_html)
 
@@ -271,3 +272,14 @@ def test_tab_pool_tabs_have_their_own_width_and_colour_scheme(open_page):
         sizes.append(w.page.evaluate("() => [innerWidth, innerHeight, "
                                      "matchMedia('(prefers-color-scheme: dark)').matches]"))
     assert sizes == [[412, 915, True], [800, 600, False]]
+
+
+@pytest.mark.browser
+def test_a_plot_that_never_gets_ready_fails_with_what_its_blocks_did(open_page, tmp_path):
+    """The browser tests' wait for a ready plot (pagecheck.first_block_ready) fails with the
+    blocks' states, not a bare timeout: a block no loader starts."""
+    (tmp_path / "stuck.html").write_text(
+        '<!doctype html><title>s</title><div class="roofline-block"></div>', encoding="utf-8")
+    w = open_page((tmp_path / "stuck.html").as_uri(), width=800, height=600)
+    with pytest.raises(AssertionError, match=r"after 300 ms: .*'blocks': \['not started'\]"):
+        first_block_ready(w.page, timeout_ms=300, errors=w.errors)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pagecheck import PWNED_JS
+from pagecheck import PWNED_JS, first_block_ready
 from roofline.catalog import default_catalog
 from site_helpers import LESSON
 
@@ -60,7 +60,7 @@ def test_hostile_url_state_is_clamped_or_ignored(site_url, tab, case):
     dialogs.clear()
     w.page.goto(site_url(LESSON) + case)
     w.page.locator(".roofline-block").first.scroll_into_view_if_needed()
-    w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=20000)
+    first_block_ready(w.page, errors=w.errors)
     w.page.wait_for_timeout(100)  # let any injected handler (onerror, onload) fire
     s = w.page.evaluate(STATE_JS)
     assert not s["pwned"]

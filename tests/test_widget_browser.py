@@ -8,6 +8,7 @@ import math
 import pytest
 
 from conftest import screenshot
+from pagecheck import first_block_ready
 from roofline.catalog import default_catalog
 from roofline.maths import place
 from roofline.ops import default_zoo
@@ -76,7 +77,7 @@ def url_for(kind, site_server, built_site, query=""):
 
 def ready(w):
     w.page.locator(".roofline-block").first.scroll_into_view_if_needed()
-    w.page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=20000)
+    first_block_ready(w.page, errors=w.errors)
     return state(w)
 
 
