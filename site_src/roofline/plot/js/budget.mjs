@@ -8,6 +8,7 @@
 import { seconds, sig } from "./format.mjs";
 import { budgetView, maskOf, readoutText, waterfallBars, waterfallText } from "./budget_view.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
+import { setMarkup } from "./markup.mjs";
 
 // ---------------------------------------------------------------- URL state (untrusted input)
 
@@ -105,17 +106,17 @@ function watchTheme(axes) {
   }
 }
 
-export default function (args, obj) {
+export default function (args, obj, data, context) {
   if (busy) return; // our own widget updates below re-enter; one pass does everything
   busy = true;
   try {
-    update(args, obj);
+    update(args, obj, context && context.index);
   } finally {
     busy = false;
   }
 }
 
-function update(args, obj) {
+function update(args, obj, index) {
   const P = args.payload;
   const { model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute } = args;
   const widgets = [model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute];
@@ -184,8 +185,9 @@ function update(args, obj) {
     const text = args.title_text[i][v.fits ? 1 : 0];
     if (t.text !== text) t.text = text;
   });
-  args.readout.text = readoutText(P, e, v, model.value, ph, batch.value);
-  args.wf_text.text = waterfallText(v, P.labels);
+  // In the views' DOM, not by a re-layout of the whole root (markup.mjs).
+  setMarkup(index, args.readout, { text: readoutText(P, e, v, model.value, ph, batch.value) });
+  setMarkup(index, args.wf_text, { text: waterfallText(v, P.labels) });
 
   if (user && P.url) {
     writeURL({ model: model.value, phase: ph, batch: Number(batch.value),

@@ -8,6 +8,7 @@ import { num, percent, seconds, sig, tflops } from "./format.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
 import { attainable, place } from "./maths.mjs";
 import { frameSize } from "./labels.mjs";
+import { setMarkup } from "./markup.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
 import { launchNote, opsWithTokens, overheadVerdict, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
@@ -249,10 +250,6 @@ function setIfChanged(model, prop, value) {
   if (!same) model[prop] = value;
 }
 
-function setTexts(args, readout, verdict) {
-  setIfChanged(args.readout, "text", readout);
-  setIfChanged(args.verdict, "text", verdict);
-}
 
 function update(args, obj) {
   const { payload: P, slider, hardware, precision, presets } = args;
@@ -295,17 +292,19 @@ function update(args, obj) {
   const ai = 10 ** slider.value;
   const m = marker(P, st, ai);
   moveMarker(args, m, ai);
-  // Texts and the verdict's class live outside the canvas: any change to them re-lays out the
-  // whole Bokeh root (measured: ~160 ms a class flip on this machine), so they, and the one
-  // live region, follow once the slider rests; the marker's colour says the bound at once.
+  // The texts and the verdict's class are set in their views' DOM (markup.mjs), not by a
+  // re-layout of the whole root; still, they, and the one live region, follow once the slider
+  // rests, so a screen reader hears where the reader stopped, not every tick on the way; the
+  // marker's colour says the bound at once.
   const readout = readoutText(hw, prec, ai, op, ops) + launchNote(P, st, peak, bw) +
     tokensNote(P, st);
   // A selected op whose launch outlasts its roofline floors is overhead-bound, whatever its AI.
   const over = overheadVerdict(P, st, peak, bw);
   const verdict = over ? over[1] : verdictText(hw, prec, ai)[1];
   const texts = () => {
-    setIfChanged(args.verdict, "css_classes", [`rl-${over ? over[0] : m.bound}`]);
-    setTexts(args, readout, verdict);
+    const index = viewIndexes.get(args.fig);
+    setMarkup(index, args.verdict, { text: verdict, css_classes: [`rl-${over ? over[0] : m.bound}`] });
+    setMarkup(index, args.readout, { text: readout });
   };
   clearTimeout(textTimers.get(args.fig));
   if ((obj === slider || (obj && obj === args.tokens)) && started.has(args.fig) &&

@@ -1,0 +1,36 @@
+// A Div's text and classes, set without laying the whole plot out again.
+//
+// Any change to a Bokeh markup model (a Div's text, its css_classes) makes its view render
+// again and compute the layout of its whole root, canvas included: on the lesson a preset
+// change set three such values, two and a half layouts of the root, about 30 ms of the main
+// thread (BENCHMARKS.md, 2026-12-04). Here the model takes the new values silently, so it stays
+// the record that any later render (a resize, a new theme) draws from, and each of its views
+// gets them in its DOM at once. Should that change the Div's size (a readout that wraps onto
+// another line), Bokeh's own resize observer lays the root out again: only then.
+//
+// Without a view (node's tests, a document not yet shown) or for a Div that renders HTML, the
+// plain assignment, which Bokeh renders itself.
+export function setMarkup(index, model, props) {
+  const changed = {};
+  for (const [k, v] of Object.entries(props)) {
+    const now = model[k];
+    const same = Array.isArray(v) ? JSON.stringify(now) === JSON.stringify(v) : now === v;
+    if (!same) changed[k] = v;
+  }
+  const keys = Object.keys(changed);
+  if (keys.length === 0) return "same";
+  const views = index && typeof index.find_all === "function" ? index.find_all(model) : [];
+  const direct = views.length > 0 && model.render_as_text === true &&
+    typeof model.setv === "function" &&
+    views.every((v) => v.markup_el && typeof v._apply_html_attributes === "function");
+  if (!direct) {
+    for (const k of keys) model[k] = changed[k];
+    return "model";
+  }
+  model.setv(changed, { silent: true });
+  for (const view of views) {
+    if ("text" in changed) view.markup_el.textContent = model.text;
+    if ("css_classes" in changed) view._apply_html_attributes();
+  }
+  return "direct";
+}
