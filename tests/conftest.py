@@ -59,6 +59,8 @@ from typing import Callable
 
 import pytest
 
+from pagecheck import track_network
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -319,6 +321,7 @@ class TabPool:
         w = Watched(page)
         page.on("console", lambda m: w.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: w.errors.append(str(e)))
+        track_network(page)  # pagecheck.settle's quiet wait
         self.open[id(page)] = w
         return w
 

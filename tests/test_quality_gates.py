@@ -11,7 +11,8 @@ Gate -> seeded test here:
 - Nu HTML validator (sitecheck.validate_html, html_problems) -> test_html_gate_*
 - outside request in the browser (conftest.TabPool's request guard), console / page error,
   plot block not ready, axe-core, hostile URL that would execute (pagecheck) -> the browser
-  tests at the end.
+  tests at the end; settle's wait for a quiet network, so the guard sees a request made after
+  load (pagecheck.network_quiet) -> test_settle_waits_for_a_request_made_after_load.
 - a tab as clean as a fresh browser context (conftest.TabPool: its first page of an origin
   finds that origin's storage empty, each outside request is blamed on the tab that made it,
   its own width and colour scheme)
@@ -25,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ViewFailure, serve, view_results
-from pagecheck import (COLOUR_RULES, PWNED_JS, axe_violations, first_block_ready, page_report,
-                       pwned, settle)
+from pagecheck import (COLOUR_RULES, PWNED_JS, axe_violations, first_block_ready,
+                       network_quiet, page_report, pwned, settle)
 from sitecheck import (allowed_html_messages, broken_links, cdn_mentions, differing_files,
                        external_resources, html_problems, validate_html)
 
@@ -252,6 +253,20 @@ def test_tab_pool_tabs_start_with_the_storage_of_a_fresh_context(tab_pool, built
         for w in tabs:
             tab_pool.release(w)
         server.httpd.shutdown()
+
+
+@pytest.mark.browser
+def test_settle_waits_for_a_request_made_after_load(open_page):
+    """A page that asks another host for something 100 ms after its load event: settle's wait
+    for a quiet network (pagecheck.network_quiet) lets the guard record it; with no quiet
+    window (the seeded defect) settle returns before the page has asked."""
+    url = (SEEDED / "late-request.html").as_uri()
+    hasty = open_page(url, width=800, height=600)
+    network_quiet(hasty.page, quiet_ms=0)
+    missed = list(hasty.external)
+    w = open_page(url, width=800, height=600)
+    settle(w.page, timeout_ms=5000)
+    assert missed == [] and w.external == ["http://example.net/late"], (missed, w.external)
 
 
 @pytest.mark.browser
