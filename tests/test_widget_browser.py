@@ -4,6 +4,7 @@ do, checked through the widget's public model names (docs/embed.md)."""
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 
@@ -85,12 +86,25 @@ def state(w):
     return w.page.evaluate(STATE_JS)
 
 
-def set_model(w, name, prop, value):
+def set_model(w, name, prop, value, *, wait: bool = True):
     w.page.evaluate("([n, p, v]) => { window.roofline.documents[0].get_model_by_name(n)[p] = v; }",
                     [name, prop, value])
+    if not wait:
+        return None
     # The readout and verdict texts follow the slider once it rests (150 ms, TEXT_DELAY_MS).
     w.page.wait_for_timeout(250 if name == "ai-slider" else 50)
     return state(w)
+
+
+def wait_for_state(w, want: dict, *, timeout_s: float = 5.0) -> dict:
+    """The page's state once the keys of `want` show its values (the texts follow the slider
+    150 ms after it rests), or, after timeout_s, as it is then."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        now = state(w)
+        if {k: now[k] for k in want} == want or time.monotonic() > deadline:
+            return now
+        w.page.wait_for_timeout(20)
 
 
 @pytest.fixture(scope="module", params=["http", "file"])
@@ -118,10 +132,10 @@ def lesson(lesson_page):
     w, first = lesson_page
     for name, key in CONTROLS:
         if state(w)[key] != first[key]:
-            set_model(w, name, "value", first[key])
-    w.page.wait_for_timeout(250)  # the readout and verdict texts follow after 150 ms
-    now = state(w)
-    assert {k: now[k] for k in SHOWN} == {k: first[k] for k in SHOWN}, "reset failed"
+            set_model(w, name, "value", first[key], wait=False)
+    want = {k: first[k] for k in SHOWN}
+    now = wait_for_state(w, want)
+    assert {k: now[k] for k in SHOWN} == want, "reset failed"
     w.assert_clean()
     yield w
     try:
