@@ -6,10 +6,12 @@ nothing leaves the machine."""
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 
 from conftest import screenshot
+from pagecheck import first_block_ready
 from roofline import default_catalog
 from roofline.budget import Assumptions, budget
 from roofline.memory import Sharding
@@ -51,12 +53,24 @@ def _open(open_page, url, **kw):
         "() => window.Bokeh && Bokeh.documents && "
         "Bokeh.documents.some((d) => d.get_model_by_name('budget-fusions'))", timeout=20000)
     w.page.wait_for_selector(".roofline-block canvas", timeout=20000)
-    w.page.wait_for_timeout(300)
+    first_block_ready(w.page, errors=w.errors)
     return w
 
 
 def _state(w) -> dict:
     return w.page.evaluate(STATE_JS)
+
+
+def _until(w, done, *, timeout_s: float = 5.0) -> dict:
+    """The widget's state once done(state) holds (a control's callback runs after the key or
+    click that set it returns); fails with the last state seen after timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        st = _state(w)
+        if done(st):
+            return st
+        assert time.monotonic() < deadline, f"the widget never got there: {st}"
+        w.page.wait_for_timeout(20)
 
 
 def _python(fusions=("flash",), batch=4, phase="train", model="llama-2-7b", zero=1,
@@ -94,9 +108,7 @@ def test_fusion_toggle_moves_points_and_grows_the_bar(built_site, site_server, o
     box = w.page.get_by_label(FLASH_LABEL)
     box.focus()
     box.press("Space")
-    w.page.wait_for_timeout(300)
-    before = _state(w)
-    assert before["active"] == []
+    before = _until(w, lambda st: st["active"] == [] and st["x"] != after["x"])
     soft = after["ops"].index("attn_softmax")
     assert after["x"][soft] > 10 * before["x"][soft]  # unfused, the softmax point moved left
     assert _mfu_shown(after) > _mfu_shown(before)  # and the MFU bar shrank
@@ -105,19 +117,17 @@ def test_fusion_toggle_moves_points_and_grows_the_bar(built_site, site_server, o
     assert math.isclose(_mfu_shown(before), _python(()).mfu_estimate, rel_tol=1e-9)
     _check_waterfall_adds_up(before)
     box.press("Space")
-    w.page.wait_for_timeout(300)
-    after = _state(w)
+    after = _until(w, lambda st: st["active"] == [3] and st["x"] != before["x"])
 
     # Fusing the norm moves its point onto the QKV GEMM's and grows the bar again.
     w.page.get_by_label("RMSNorm into the next GEMM's prologue").check()
-    w.page.wait_for_timeout(300)
-    both = _state(w)
+    both = _until(w, lambda st: sorted(st["active"]) == [0, 3] and st["x"] != after["x"])
     norm = both["ops"].index("input_layernorm")
     assert both["x"][norm] == both["x"][both["ops"].index("q_proj")] > 100 * before["x"][norm]
     assert _mfu_shown(both) > _mfu_shown(after)
     _check_waterfall_adds_up(both)
-    w.page.wait_for_timeout(400)  # the URL is written after a short debounce
-    assert "fuse=norm%2Cflash" in w.page.url
+    # the URL is written after a short debounce
+    w.page.wait_for_function("() => location.search.includes('fuse=norm%2Cflash')", timeout=3000)
     w.assert_clean()
 
 
@@ -128,9 +138,9 @@ def test_assumptions_change_the_waterfall_not_the_bound(built_site, site_server,
     handle.focus()
     for _ in range(4):
         handle.press("ArrowUp")
-    w.page.wait_for_timeout(300)
-    after = _state(w)
-    assert after["launch"] == pytest.approx(before["launch"] + 4 * 0.5)
+    want = before["launch"] + 4 * 0.5
+    after = _until(w, lambda st: st["launch"] == pytest.approx(want) and
+                   st["right"] != before["right"])
     bound = before["readout"].split("MFU upper bound ")[1].split(",")[0]
     assert f"MFU upper bound {bound}," in after["readout"]
     assert _mfu_shown(after) < _mfu_shown(before)

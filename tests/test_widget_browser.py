@@ -10,6 +10,7 @@ import pytest
 
 from conftest import screenshot
 from pagecheck import first_block_ready
+from roofline import fmt
 from roofline.catalog import default_catalog
 from roofline.maths import place
 from roofline.ops import default_zoo
@@ -86,25 +87,35 @@ def state(w):
     return w.page.evaluate(STATE_JS)
 
 
+# Two animation frames: a change's repaint (new ranges, a theme) has placed the live layer.
+FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def until(w, done, *, timeout_s: float = 5.0) -> dict:
+    """The page's state once done(state) holds; fails with the last state seen after
+    timeout_s."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        now = state(w)
+        if done(now):
+            return now
+        assert time.monotonic() < deadline, f"the widget never got there: {now}"
+        w.page.wait_for_timeout(20)
+
+
+def texts_caught_up(st: dict) -> bool:
+    """The readout speaks of the slider's AI: the texts follow the slider 150 ms after it rests
+    (TEXT_DELAY_MS), a preset or a chip at once."""
+    return st["readout"].startswith(f"AI {fmt.num(st['ai'])} FLOP/byte")
+
+
 def set_model(w, name, prop, value, *, wait: bool = True):
     w.page.evaluate("([n, p, v]) => { window.roofline.documents[0].get_model_by_name(n)[p] = v; }",
                     [name, prop, value])
     if not wait:
         return None
-    # The readout and verdict texts follow the slider once it rests (150 ms, TEXT_DELAY_MS).
-    w.page.wait_for_timeout(250 if name == "ai-slider" else 50)
-    return state(w)
-
-
-def wait_for_state(w, want: dict, *, timeout_s: float = 5.0) -> dict:
-    """The page's state once the keys of `want` show its values (the texts follow the slider
-    150 ms after it rests), or, after timeout_s, as it is then."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        now = state(w)
-        if {k: now[k] for k in want} == want or time.monotonic() > deadline:
-            return now
-        w.page.wait_for_timeout(20)
+    w.page.evaluate(FRAMES_JS)
+    return until(w, texts_caught_up)
 
 
 @pytest.fixture(scope="module", params=["http", "file"])
@@ -134,8 +145,7 @@ def lesson(lesson_page):
         if state(w)[key] != first[key]:
             set_model(w, name, "value", first[key], wait=False)
     want = {k: first[k] for k in SHOWN}
-    now = wait_for_state(w, want)
-    assert {k: now[k] for k in SHOWN} == want, "reset failed"
+    until(w, lambda now: {k: now[k] for k in SHOWN} == want)  # else: reset failed
     w.assert_clean()
     yield w
     try:
@@ -171,7 +181,7 @@ def test_hardware_and_precision_move_the_ridge(lesson):
     assert round(s["ridge"]) == 295
     s = set_model(lesson, "hardware", "value", "a100-sxm-80gb")
     assert round(s["ridge"]) == 153 and "ridge at 153" in s["verdict"]
-    lesson.page.wait_for_timeout(100)  # the new ranges' repaint places the live layer again
+    lesson.page.evaluate(FRAMES_JS)  # the new ranges' repaint places the live layer again
     assert_drawn(state(lesson))
     s = set_model(lesson, "hardware", "value", "h100-sxm")
     s = set_model(lesson, "precision", "value", "fp8")
@@ -196,8 +206,7 @@ def test_keys_step_the_ai_by_decades(lesson):
     lesson.page.keyboard.press("Home")
     assert state(lesson)["ai"] == pytest.approx(0.01)
     lesson.page.keyboard.press("End")
-    lesson.page.wait_for_timeout(250)
-    assert state(lesson)["ai"] == pytest.approx(10_000)
+    assert until(lesson, texts_caught_up)["ai"] == pytest.approx(10_000)
     assert handle.get_attribute("aria-valuetext") == "10,000"
 
 
@@ -299,7 +308,7 @@ def test_dark_toggle_recolours_the_plot(site_server, open_page):
         "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
     w.page.wait_for_function(
         "() => document.querySelector('.roofline-block').dataset.rooflineTheme === 'dark'")
-    w.page.wait_for_timeout(100)  # the theme's repaint recolours the live layer
+    w.page.evaluate(FRAMES_JS)  # the theme's repaint recolours the live layer
     s = state(w)
     dark = s["bg"]
     assert dark != light
