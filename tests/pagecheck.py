@@ -114,6 +114,13 @@ def settle(page, *, timeout_ms: int = 20000, through: bool = False) -> None:
     network_quiet(page, timeout_ms=timeout_ms)
 
 
+def frames(page, n: int = 2) -> None:
+    """Wait n animation frames in the page: what a change set going has been painted (Bokeh
+    repaints, and roofline.mjs places its live layer, on the next frame)."""
+    page.evaluate("""(n) => new Promise((r) => { const step = (k) => k ? requestAnimationFrame(
+        () => step(k - 1)) : r(); step(n); })""", n)
+
+
 # What a page's plot blocks are doing, for a failure message: a wait that times out should say
 # whether BokehJS came, which blocks started, and how the page was reached.
 BLOCKS_JS = """() => ({url: location.href, readyState: document.readyState,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import screenshot
-from pagecheck import first_block_ready
+from pagecheck import first_block_ready, frames
 from roofline.measure import load
 
 pytestmark = pytest.mark.browser
@@ -97,7 +97,7 @@ def test_a_picked_measurement_replaces_the_overlay_and_stays_in_view(measure_pag
     assert s["start"] <= s["minY"] and s["end"] >= s["maxY"]
     # The widget resets its y range on every change; the overlay must stay in view.
     w.page.evaluate("window.roofline.documents[0].get_model_by_name('hardware').value = 'b200'")
-    w.page.wait_for_timeout(200)
+    frames(w.page)
     s = state(w)
     assert s["start"] <= s["minY"] and s["end"] >= s["maxY"]
     w.assert_clean()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, screenshot, serve
+from pagecheck import frames
 
 pytest.importorskip("sphinx", reason="install the [sphinx] extra (the test extra pulls it in)")
 
@@ -252,7 +253,9 @@ def _check_dark_mode_and_axe(w):
     for theme in ("light", "dark"):
         w.page.evaluate("(t) => { document.documentElement.removeAttribute('data-theme');"
                         " document.body.dataset.theme = t; }", theme)
-        w.page.wait_for_timeout(150)  # let the plots restyle
+        w.page.wait_for_function("(t) => document.querySelector('.roofline-block')"
+                                 ".dataset.rooflineTheme === t", arg=theme, timeout=5000)
+        frames(w.page)  # the plots' restyle painted
         if theme == "dark":
             screenshot(w.page, "sphinx-furo-dark")
         violations = _axe_plots(w.page)
