@@ -269,7 +269,10 @@ def _new_context(browser, width: int, height: int, scheme: str):
 # per origin, so it marks the origins this tab has seen: on the first document of each, the
 # origin's localStorage (shared by every tab of the context) is emptied. Material keeps the
 # reader's palette there: without this a light tab opened while a dark one is open, or just
-# after one closed, showed the dark palette (a CI failure, 2026-12-03).
+# after one closed, showed the dark palette (a CI failure, 2026-12-03). One limit, measured: a
+# tab that goes back to file:// after an http page sometimes (2-3 times in 100) finds no marker
+# at this script's run (a localStorage marker did no better), so that return starts empty too;
+# no test leaves an origin and comes back expecting what it stored there.
 FRESH_STORAGE_JS = """(() => { try {
   if (!sessionStorage.getItem('tab-pool-seen')) {
     localStorage.clear(); sessionStorage.setItem('tab-pool-seen', '1');
