@@ -9,7 +9,7 @@ import time
 import pytest
 
 from conftest import screenshot
-from pagecheck import first_block_ready
+from pagecheck import first_block_ready, frames
 from roofline import fmt
 from roofline.catalog import default_catalog
 from roofline.maths import place
@@ -87,10 +87,6 @@ def state(w):
     return w.page.evaluate(STATE_JS)
 
 
-# Two animation frames: a change's repaint (new ranges, a theme) has placed the live layer.
-FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
-
-
 def until(w, done, *, timeout_s: float = 5.0) -> dict:
     """The page's state once done(state) holds; fails with the last state seen after
     timeout_s."""
@@ -114,7 +110,7 @@ def set_model(w, name, prop, value, *, wait: bool = True):
                     [name, prop, value])
     if not wait:
         return None
-    w.page.evaluate(FRAMES_JS)
+    frames(w.page)  # the repaint that places the live layer
     return until(w, texts_caught_up)
 
 
@@ -181,7 +177,7 @@ def test_hardware_and_precision_move_the_ridge(lesson):
     assert round(s["ridge"]) == 295
     s = set_model(lesson, "hardware", "value", "a100-sxm-80gb")
     assert round(s["ridge"]) == 153 and "ridge at 153" in s["verdict"]
-    lesson.page.evaluate(FRAMES_JS)  # the new ranges' repaint places the live layer again
+    frames(lesson.page)  # the new ranges' repaint places the live layer again
     assert_drawn(state(lesson))
     s = set_model(lesson, "hardware", "value", "h100-sxm")
     s = set_model(lesson, "precision", "value", "fp8")
@@ -308,7 +304,7 @@ def test_dark_toggle_recolours_the_plot(site_server, open_page):
         "() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
     w.page.wait_for_function(
         "() => document.querySelector('.roofline-block').dataset.rooflineTheme === 'dark'")
-    w.page.evaluate(FRAMES_JS)  # the theme's repaint recolours the live layer
+    frames(w.page)  # the theme's repaint recolours the live layer
     s = state(w)
     dark = s["bg"]
     assert dark != light

@@ -12,11 +12,7 @@
 // plain assignment, which Bokeh renders itself.
 export function setMarkup(index, model, props) {
   const changed = {};
-  for (const [k, v] of Object.entries(props)) {
-    const now = model[k];
-    const same = Array.isArray(v) ? JSON.stringify(now) === JSON.stringify(v) : now === v;
-    if (!same) changed[k] = v;
-  }
+  for (const [k, v] of Object.entries(props)) if (!sameValue(model[k], v)) changed[k] = v;
   const keys = Object.keys(changed);
   if (keys.length === 0) return "same";
   const views = index && typeof index.find_all === "function" ? index.find_all(model) : [];
@@ -33,4 +29,9 @@ export function setMarkup(index, model, props) {
     if ("css_classes" in changed) view._apply_html_attributes();
   }
   return "direct";
+}
+
+// A Bokeh property's value equal to what would be set: lists (options, css_classes) by content.
+export function sameValue(now, value) {
+  return Array.isArray(value) ? JSON.stringify(now) === JSON.stringify(value) : now === value;
 }

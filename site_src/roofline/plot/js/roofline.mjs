@@ -8,7 +8,7 @@ import { num, percent, seconds, sig, tflops } from "./format.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "./urlstate.mjs";
 import { attainable, place } from "./maths.mjs";
 import { frameSize } from "./labels.mjs";
-import { setMarkup } from "./markup.mjs";
+import { sameValue, setMarkup } from "./markup.mjs";
 import { marker, scene, vectorFor } from "./scene.mjs";
 import { launchNote, opsWithTokens, overheadVerdict, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
@@ -245,11 +245,8 @@ function drawTokens(args, S) {
 }
 
 function setIfChanged(model, prop, value) {
-  const now = model[prop];
-  const same = Array.isArray(value) ? JSON.stringify(now) === JSON.stringify(value) : now === value;
-  if (!same) model[prop] = value;
+  if (!sameValue(model[prop], value)) model[prop] = value;
 }
-
 
 function update(args, obj) {
   const { payload: P, slider, hardware, precision, presets } = args;
