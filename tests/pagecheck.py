@@ -114,6 +114,19 @@ def settle(page, *, timeout_ms: int = 20000, through: bool = False) -> None:
     network_quiet(page, timeout_ms=timeout_ms)
 
 
+def poll(page, js: str, done, *, timeout_s: float = 5.0):
+    """Evaluate js in the page every 20 ms until done(its value) holds, and return that value;
+    after timeout_s, fail with the last value seen (a control's callback runs after the key,
+    click or assignment that set it returns, and a widget's texts may follow later still)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = page.evaluate(js)
+        if done(value):
+            return value
+        assert time.monotonic() < deadline, f"the page never got there: {value}"
+        page.wait_for_timeout(20)
+
+
 def frames(page, n: int = 2) -> None:
     """Wait n animation frames in the page: what a change set going has been painted (Bokeh
     repaints, and roofline.mjs places its live layer, on the next frame)."""

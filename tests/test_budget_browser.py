@@ -6,12 +6,11 @@ nothing leaves the machine."""
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
 from conftest import screenshot
-from pagecheck import first_block_ready
+from pagecheck import first_block_ready, poll
 from roofline import default_catalog
 from roofline.budget import Assumptions, budget
 from roofline.memory import Sharding
@@ -61,16 +60,9 @@ def _state(w) -> dict:
     return w.page.evaluate(STATE_JS)
 
 
-def _until(w, done, *, timeout_s: float = 5.0) -> dict:
-    """The widget's state once done(state) holds (a control's callback runs after the key or
-    click that set it returns); fails with the last state seen after timeout_s."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        st = _state(w)
-        if done(st):
-            return st
-        assert time.monotonic() < deadline, f"the widget never got there: {st}"
-        w.page.wait_for_timeout(20)
+def _until(w, done) -> dict:
+    """The widget's state once done(state) holds (pagecheck.poll)."""
+    return poll(w.page, STATE_JS, done)
 
 
 def _python(fusions=("flash",), batch=4, phase="train", model="llama-2-7b", zero=1,

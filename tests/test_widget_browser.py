@@ -4,12 +4,11 @@ do, checked through the widget's public model names (docs/embed.md)."""
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 
 from conftest import screenshot
-from pagecheck import first_block_ready, frames
+from pagecheck import first_block_ready, frames, poll
 from roofline import fmt
 from roofline.catalog import default_catalog
 from roofline.maths import place
@@ -87,16 +86,9 @@ def state(w):
     return w.page.evaluate(STATE_JS)
 
 
-def until(w, done, *, timeout_s: float = 5.0) -> dict:
-    """The page's state once done(state) holds; fails with the last state seen after
-    timeout_s."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        now = state(w)
-        if done(now):
-            return now
-        assert time.monotonic() < deadline, f"the widget never got there: {now}"
-        w.page.wait_for_timeout(20)
+def until(w, done) -> dict:
+    """The page's state once done(state) holds (pagecheck.poll)."""
+    return poll(w.page, STATE_JS, done)
 
 
 def texts_caught_up(st: dict) -> bool:
