@@ -125,7 +125,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
         "hardware": hw.name, "precision": precision,
         "precision_label": catalog.precision(precision).label,
         "peak": hw.peak_flops_per_s(precision), "bw": hw.hbm_bandwidth_bytes_per_s,
-        "hbm": hw.hbm.capacity_bytes, "hbm_label": _capacity_label(hw.hbm.capacity_bytes),
+        "hbm": hw.hbm.capacity_bytes, "hbm_label": fmt.memory_and_bytes(hw.hbm.capacity_bytes),
         "b": b,
         "link": ({"name": link.name, "bw": link.bandwidth_bytes_per_s}
                  if link and link.bandwidth_bytes_per_s else None),
@@ -383,14 +383,6 @@ def _view_cases(data: dict, n_random: int) -> list[dict]:
                     "expected": {**v, "bars": waterfall_bars(v), "text": waterfall_text(v),
                                  "readout": readout_text(data, e, v, mid, phase, int(batch))}})
     return out
-
-
-def _capacity_label(capacity_bytes: float) -> str:
-    """The chip's memory as the texts compare a step's bytes with it: as the hardware is built
-    (80 GiB) and, where that is binary, in the decimal bytes the step's figures are in (85.9
-    GB), so "Memory 82.2 GB per GPU of 80 GiB (85.9 GB)" reads as the fit it is."""
-    built, decimal = fmt.memory(capacity_bytes), fmt.capacity(capacity_bytes)
-    return built if built == decimal else f"{built} ({decimal})"
 
 
 def write_cases(path) -> None:

@@ -68,6 +68,14 @@ def memory(x: float, digits: int = 3) -> str:
     return capacity(x, digits)
 
 
+def memory_and_bytes(x: float) -> str:
+    """A chip's memory where a text compares decimal bytes with it: as the hardware is built
+    and, when that is binary, in decimal bytes too ("80 GiB (85.9 GB)"), so "82.2 GB of 80 GiB
+    (85.9 GB)" reads as the fit it is; a decimal figure once ("50 MB")."""
+    built, decimal = memory(x), capacity(x)
+    return built if built == decimal else f"{built} ({decimal})"
+
+
 def seconds(x: float, digits: int = 3) -> str:
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if x >= scale:

@@ -131,7 +131,7 @@ def fit_warning(bg: Budget) -> str | None:
     if m.fits:
         return None
     line = (f"warning: does not fit: this step needs {fmt.capacity(m.total)} per GPU, the "
-            f"{bg.hardware.name} has {fmt.memory(m.capacity)} ({fmt.capacity(m.capacity)}): "
+            f"{bg.hardware.name} has {fmt.memory_and_bytes(m.capacity)}: "
             f"{fmt.capacity(m.overflow)} over")
     fix = bg.fitting_sharding()
     if bg.phase != "train":
@@ -184,8 +184,8 @@ def run(args: argparse.Namespace) -> int:
     fused = ", ".join(sorted(bg.fusions)) or "none"
     m = bg.memory
     fit = ([f"DOES NOT FIT: {fmt.capacity(m.total)} per GPU against "
-            f"{fmt.memory(m.capacity)}; {fmt.capacity(m.overflow)} over. The times below are "
-            "what it would take if it fit.", ""] if not m.fits else [])
+            f"{fmt.memory_and_bytes(m.capacity)}; {fmt.capacity(m.overflow)} over. The times "
+            "below are what it would take if it fit.", ""] if not m.fits else [])
     lines = fit + [f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}",
              f"step {fmt.seconds(bg.step_time_s)} at the roofline, one layer "
@@ -193,8 +193,8 @@ def run(args: argparse.Namespace) -> int:
              f"{fmt.capacity(bg.bytes)} moved",
              f"MFU upper bound {fmt.percent(bg.mfu_upper_bound, 3)}; "
              f"after overheads {fmt.percent(bg.mfu_estimate, 3)}",
-             f"memory per GPU {fmt.capacity(m.total)} of {fmt.memory(m.capacity)} "
-             f"({'fits' if m.fits else 'does not fit'}): weights {fmt.capacity(m.weights)}, "
+             f"memory per GPU {fmt.capacity(m.total)} of {fmt.memory_and_bytes(m.capacity)}, "
+             f"{'fits' if m.fits else 'does not fit'}: weights {fmt.capacity(m.weights)}, "
              f"gradients {fmt.capacity(m.gradients)}, optimizer {fmt.capacity(m.optimizer)}, "
              f"activations {fmt.capacity(m.activations)}, KV cache {fmt.capacity(m.kv_cache)}",
              ""]

@@ -113,7 +113,7 @@ def memory_table(hw, precision: str, b: float):
     cap = hw.hbm.capacity_bytes
     # The verdict and the total come first: they are the punchline.
     cols = (Column("config", "Step (training: 8-way data parallel)"),
-            Column("verdict", f"In {fmt.memory(cap)} ({fmt.capacity(cap)})?"),
+            Column("verdict", f"In {fmt.memory_and_bytes(cap)}?"),
             Column("total", "Per GPU", fmt.capacity, "right"),
             Column("weights", "Weights", fmt.capacity, "right"),
             Column("state", "Gradients + AdamW", fmt.capacity, "right"),
