@@ -199,9 +199,9 @@ def test_keys_step_the_ai_by_decades(lesson):
 
 
 # Every preset in turn, two frames each; what the readout's and verdict's views show (DOM text,
-# model text, their rl- classes) and how often Bokeh re-rendered either view. `seed` then sets
-# the readout's text by plain assignment, the way that re-renders (the seeded defect).
-TEXTS_JS = """async (seed) => {
+# model text, their rl- classes) and how often Bokeh re-rendered either view; then the
+# readout's text set by plain assignment, the way that re-renders (the seeded defect).
+TEXTS_JS = """async () => {
   const d = window.roofline.documents[0], m = (n) => d.get_model_by_name(n);
   const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
   const views = ['readout', 'verdict'].map((n) => window.Bokeh.index.find_one(m(n)));
@@ -217,12 +217,9 @@ TEXTS_JS = """async (seed) => {
       shown.push(views.map((v) => [v.markup_el.textContent, v.model.text,
                                    [...v.el.classList].filter((c) => c.startsWith('rl-'))]));
     }
-    const quiet = rerenders;
-    if (seed) {
-      const was = m('readout').text;
-      m('readout').text = was + ' (seeded)'; await frame();
-      m('readout').text = was; await frame();
-    }
+    const quiet = rerenders, was = m('readout').text;
+    m('readout').text = was + ' (seeded)'; await frame();
+    m('readout').text = was; await frame();
     return {ops: ops.length, quiet, seeded: rerenders - quiet, shown};
   } finally { for (const v of views) delete v.rerender; }
 }"""
@@ -234,7 +231,7 @@ def test_texts_change_in_place_without_rendering_the_plot_again(lesson):
     canvas and all (2.5 layouts a preset change, 32 → 18 ms of main thread: BENCHMARKS.md).
     What the reader sees must still be the model's text and the bound's class; the seeded
     plain assignment shows the counter sees a re-render."""
-    r = lesson.page.evaluate(TEXTS_JS, True)
+    r = lesson.page.evaluate(TEXTS_JS)
     assert r["ops"] >= 5, r
     assert r["quiet"] == 0 and r["seeded"] >= 1, (r["quiet"], r["seeded"])
     for readout, verdict in r["shown"]:
