@@ -1,8 +1,9 @@
-"""The lesson site's build, as MkDocs events. Each event hands its work to roofline.site.build;
+"""The lesson site's build, as MkDocs events. Each event hands its work to lesson_site.build;
 nothing here computes anything."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -13,7 +14,11 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from roofline.errors import RooflineError
-from roofline.site import build, stylesheets
+
+# The lesson's own build (site_src/lesson_site) is not in the roofline wheel: it is imported
+# from this checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "site_src"))
+from lesson_site import build, glossary, stylesheets  # noqa: E402
 
 # `mkdocs build` renders into a staging folder and swaps it in at the end (see build.publish);
 # `mkdocs serve` keeps its own temporary folder.
@@ -34,7 +39,11 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _staging["stage"] = build.stage_dir(config.site_dir)
         config.site_dir = str(_staging["stage"])
         _undo_log.append(build.log_real_folder(_staging["stage"], _staging["target"]))
-    # One stylesheet of ours per page instead of five (site/stylesheets.py).
+    # The glossary's first-appearance rule runs after Python-Markdown's `abbr` (mkdocs.yml).
+    config.markdown_extensions[:] = [e for e in config.markdown_extensions
+                                     if not isinstance(e, glossary.GlossaryExtension)]
+    config.markdown_extensions.append(glossary.GlossaryExtension())
+    # One stylesheet of ours per page instead of five (lesson_site/stylesheets.py).
     config.extra_css, uri, text = stylesheets.join(config.extra_css, config.docs_dir)
     _css.clear()
     if uri:

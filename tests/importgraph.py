@@ -1,5 +1,6 @@
 """The import graph of a package, read with ast (nothing is imported), and its cycles; and the
-same for a folder of ES modules (our plot/js), read from their `import … from "./x.mjs"` lines.
+same for a folder of ES modules (ours, anywhere under site_src/), read from their
+`import … from "./x.mjs"` lines.
 
 Every import counts, at module level or inside a function (a lazy import is still a
 dependency, and a cycle through one breaks as soon as someone moves it up), except those under
@@ -68,18 +69,25 @@ _JS_DYNAMIC = re.compile(r"""\bimport\(\s*["'](\.{1,2}/[^"']+)["']\s*\)""")
 
 
 def js_graph(folder: Path) -> dict[str, set[str]]:
-    """file name -> the sibling modules it imports (static, re-exports and literal dynamic
-    imports), for the .mjs/.js files of `folder`. Comments are not stripped: a commented-out
-    import line would count, which errs on the side of reporting."""
-    files = {p.name: p for p in sorted(folder.iterdir()) if p.suffix in (".mjs", ".js")}
+    """path (relative to `folder`, e.g. "widgets/roofline/scene.mjs") -> the modules of ours it
+    imports (static, re-exports and literal dynamic imports), for the .mjs/.js files anywhere
+    under `folder`. Comments are not stripped: a commented-out import line would count, which
+    errs on the side of reporting."""
+    root = folder.resolve()
+    files = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*"))
+             if p.suffix in (".mjs", ".js") and "vendor" not in p.relative_to(root).parts}
     edges: dict[str, set[str]] = {name: set() for name in files}
     for name, path in files.items():
         text = path.read_text(encoding="utf-8")
         targets = [a or b for a, b in _JS_IMPORT.findall(text)] + _JS_DYNAMIC.findall(text)
         for target in targets:
             dep = (path.parent / target).resolve()
-            if dep.parent == folder.resolve() and dep.name in files and dep.name != name:
-                edges[name].add(dep.name)
+            try:
+                rel = dep.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            if rel in files and rel != name:
+                edges[name].add(rel)
     return edges
 
 

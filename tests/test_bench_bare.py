@@ -1,7 +1,7 @@
-"""The Lighthouse ceiling's bare page (roofline.benchbare.strip_lesson): the lesson's text and
+"""The Lighthouse ceiling's bare page (benchmarks.bare.strip_lesson): the lesson's text and
 tables with nothing of ours left, so the bare Material site measures Material, not us."""
 
-from roofline.benchbare import strip_lesson
+from benchmarks.bare import strip_lesson
 
 LESSON = """---
 title: "A lesson"

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline import RooflineError, default_catalog
-from roofline.budget import FUSIONS, TYPICAL, Assumptions, budget
+from roofline.model.budget import FUSIONS, TYPICAL, Assumptions, budget
 from roofline.cli import main
-from roofline.transformer import default_models, get_model
+from roofline.model.transformer import default_models, get_model
 
 H100 = default_catalog()["h100-sxm"]
 PEAK, BW = 989.4e12, 3.35e12  # H100 SXM dense bf16 and HBM3, as in the catalog
@@ -21,7 +21,7 @@ PEAK, BW = 989.4e12, 3.35e12  # H100 SXM dense bf16 and HBM3, as in the catalog
 
 def _run(model="llama-2-7b", phase="train", batch=4, seq=4096, hw="h100-sxm", precision="bf16",
          fusions=(), assumptions=Assumptions(), sharding=None):
-    from roofline.memory import Sharding
+    from roofline.model.memory import Sharding
     cat = default_catalog()
     return budget(get_model(model), phase, batch, seq, cat[hw], precision,
                   cat.precision(precision).bytes_per_element, frozenset(fusions), assumptions,
@@ -229,8 +229,8 @@ def test_cli_bad_input_is_one_line_exit_2(capsys, args, field):
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from roofline.budget import waterfall_terms  # noqa: E402
-from roofline.memory import Sharding, step_memory  # noqa: E402
+from roofline.model.budget import waterfall_terms
+from roofline.model.memory import Sharding, step_memory
 
 _KEYS = ("memory", "attention", "gemm", "efficiency", "launch", "communication", "recompute")
 
@@ -333,7 +333,7 @@ def test_launch_overhead_default_is_data_overhead_toml_and_follows_an_edit(tmp_p
     (same size, so only mtime_ns tells the edits apart)."""
     import os
 
-    from roofline import tokens
+    from roofline.model import tokens
     cat = default_catalog()
     assert Assumptions().launch_overhead_s == tokens.load_launch_floor().seconds
     text = tokens.OVERHEAD_PATH.read_text(encoding="utf-8")
@@ -355,7 +355,7 @@ def test_cli_budget_reads_the_launch_floor_and_reports_a_bad_one_in_one_line(tmp
     """Seeded: overhead.toml with 4 s per launch. `roofline budget` (whose parser reads no
     data file) exits 2 with one line naming the file and field; with a good 6 µs copy its JSON
     carries 6 µs, and --launch-overhead still overrides it."""
-    from roofline import tokens
+    from roofline.model import tokens
     text = tokens.OVERHEAD_PATH.read_text(encoding="utf-8")
     edited = tmp_path / "overhead.toml"
     monkeypatch.setattr(tokens, "OVERHEAD_PATH", edited)

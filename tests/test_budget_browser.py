@@ -12,9 +12,9 @@ import pytest
 from conftest import screenshot
 from pagecheck import first_block_ready, poll
 from roofline import default_catalog
-from roofline.budget import Assumptions, budget
-from roofline.memory import Sharding
-from roofline.transformer import get_model
+from roofline.model.budget import Assumptions, budget
+from roofline.model.memory import Sharding
+from roofline.model.transformer import get_model
 
 pytestmark = pytest.mark.browser
 
@@ -247,8 +247,8 @@ def _sweep():
     """The states the browser drives: every model × phase × batch × FlashAttention on/off at
     the page's knobs, and the whole ZeRO × recomputation grid for the two models that need it
     most at 1, 8 and 1,024 GPUs. (Every reachable state's verdict is checked in node against
-    roofline.memory, tests/js/budget.test.mjs; here the page must show each verdict.)"""
-    from roofline.budget_widget import reachable_states
+    roofline.model.memory, tests/js/budget.test.mjs; here the page must show each verdict.)"""
+    from roofline.widgets.budget.payload import reachable_states
     for s in reachable_states():
         default = s["dp"] == 8 and s["zero"] == 1 and s["recompute"] == "full"
         grid = (s["model"] != "llama-3-8b" and s["batch"] == 4 and s["flash"]
@@ -259,10 +259,10 @@ def _sweep():
 
 def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
     """One page load, the controls driven through the states of _sweep(): each state
-    roofline.memory says does not fit shows "Does not fit" with its total and overflow, empty
+    roofline.model.memory says does not fit shows "Does not fit" with its total and overflow, empty
     waterfall and class bars, no time; each state that fits shows its MFU (issue #13)."""
     from roofline import fmt
-    from roofline.memory import step_memory
+    from roofline.model.memory import step_memory
     w = _open(open_page, site_server.url + PAGE)
     states = list(_sweep())
     shown = w.page.evaluate(SWEEP_JS, states)
@@ -294,7 +294,7 @@ def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
 def test_static_page_prints_every_default_without_javascript(built_site, browser):
     """With JavaScript off, the budget page's text still states every default the widget opens
     with and its basis, and the memory table says what does not fit."""
-    from roofline.budget import Assumptions
+    from roofline.model.budget import Assumptions
     ctx = browser.new_context(java_script_enabled=False)
     try:
         page = ctx.new_page()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from roofline import RooflineError, default_catalog
-from roofline.budget import FUSIONS, Assumptions, budget
-from roofline.plot import budget as pb
-from roofline.transformer import get_model
+from roofline.model.budget import FUSIONS, Assumptions, budget
+from roofline.widgets.budget import layout as pb
+from roofline.model.transformer import get_model
 
 CASES = Path(__file__).parent / "cases" / "budget_cases.json"
 
@@ -37,14 +37,14 @@ def _walk(a, b, where="case"):
 
 
 def test_case_file_is_the_python_answer():
-    """Regenerate with roofline.budget_widget.write_cases if the model changed on purpose."""
+    """Regenerate with roofline.widgets.budget.payload.write_cases if the model changed on purpose."""
     _walk(json.loads(CASES.read_text(encoding="utf-8")), pb.cases())
 
 
 def test_each_case_is_the_model_budget_with_those_assumptions():
-    """What the widget shows is roofline.budget's waterfall and roofline.memory's bytes for
+    """What the widget shows is roofline.model.budget's waterfall and roofline.model.memory's bytes for
     the same model, assumptions, ZeRO stage and recomputation (issue #13)."""
-    from roofline.memory import Sharding
+    from roofline.model.memory import Sharding
     cat = default_catalog()
     hw = cat["h100-sxm"]
     for c in json.loads(CASES.read_text(encoding="utf-8"))["views"]:
@@ -86,7 +86,7 @@ def test_embedded_points_are_the_fused_kernels():
 
 
 def test_figure_names_its_parts_and_is_deterministic():
-    from roofline.plot.embed import item_json
+    from roofline.render.embed import item_json
     lay = pb.figure()
     for name in ("budget-model", "budget-phase", "budget-batch", "budget-fusions",
                  "budget-efficiency", "budget-launch", "budget-dp", "budget-overlap",
@@ -111,7 +111,7 @@ def test_figure_names_its_parts_and_is_deterministic():
     ({"zero": 4}, "zero"), ({"recompute": "some"}, "recompute"),
 ])
 def test_bad_options_name_the_field(kwargs, option):
-    """The settings object (roofline.widgets.budget.BudgetSettings) names the option."""
+    """The settings object (roofline.widgets.budget.settings.BudgetSettings) names the option."""
     with pytest.raises(RooflineError, match=f"option '{option}'"):
         pb.figure(**kwargs)
 
@@ -120,7 +120,7 @@ def test_bad_options_name_the_field(kwargs, option):
 
 def _md(text: str) -> str:
     import markdown
-    from roofline.fences import custom_fences
+    from roofline.hosts.fences import custom_fences
     return markdown.markdown(text, extensions=["pymdownx.superfences"], extension_configs={
         "pymdownx.superfences": {"custom_fences": custom_fences()}})
 
@@ -134,7 +134,7 @@ def test_budget_fence_renders_a_block():
 
 def test_budget_table_fence_is_the_model():
     html = _md("```roofline-budget-table\ntable: configs\n```\n")
-    from roofline.budget_widget import STATED_RUN
+    from roofline.widgets.budget.payload import STATED_RUN
     bg = budget(get_model("llama-2-7b"), "train", 4, 4096, default_catalog()["h100-sxm"],
                 "bf16", 2.0, sharding=STATED_RUN)  # training rows are the stated, fitting run
     from roofline import fmt

@@ -12,7 +12,7 @@ import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from roofline.site import build as site_build
+from lesson_site import build as site_build
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The on-disk build cache of widget HTML (roofline.buildcache): warm output is byte-identical
+"""The on-disk build cache of widget HTML (roofline.hosts.buildcache): warm output is byte-identical
 to cold, a warm render never imports bokeh, and any input's edit misses. In-process (plus one
 short subprocess for sys.modules), no site build."""
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from roofline import _toml, buildcache, fences
+from roofline.model import datafile as _toml
+from roofline.hosts import buildcache, fences
 
 WIDGETS = {
     "roofline": {"hardware": "a100-sxm-80gb", "ops": ["rmsnorm", "gemm-train"], "ai": 2},
@@ -64,8 +65,8 @@ def test_a_warm_render_never_imports_bokeh(cold_and_warm):
                        + "```\n" for k, opts in WIDGETS.items())
     code = f"""
 import sys, markdown
-import roofline.mkdocs_plugin
-from roofline import fences
+import roofline.hosts.mkdocs_plugin
+from roofline.hosts import fences
 html = markdown.markdown({blocks!r}, extensions=["pymdownx.superfences"], extension_configs={{
     "pymdownx.superfences": {{"custom_fences": fences.custom_fences()}}}})
 print(html.count('class="roofline-block"'), html.count("<table>"))
@@ -117,7 +118,7 @@ def test_an_edit_misses_and_the_same_content_hits_again(tmp_path, monkeypatch):
 
 
 def test_the_key_covers_every_input(monkeypatch, tmp_path):
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.roofline.settings import RooflineSettings
     base = RooflineSettings()
     key = buildcache.key_of("roofline", base)
     assert key == buildcache.key_of("roofline", RooflineSettings())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from roofline import RooflineError, load_catalog
-from roofline.catalog import BASES
+from roofline.model.catalog import BASES
 
 DATA = Path(__file__).resolve().parent.parent / "site_src" / "roofline" / "data"
 REQUIRED = ["h100-sxm", "h100-pcie", "h200", "a100-sxm-80gb", "b200", "gb200", "l4", "rtx-4090",

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from roofline import _toml
-from roofline.catalog import default_catalog
+from roofline.model import datafile as _toml
+from roofline.model.catalog import default_catalog
 from roofline.cli import build_parser, main, subparsers
-from roofline.commands._common import PIPED_WIDTH, text_width
+from roofline.cli._common import PIPED_WIDTH, text_width
 from roofline.render.table import Column, Table
 
 

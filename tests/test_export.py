@@ -12,9 +12,9 @@ from conftest import screenshot
 from pagecheck import first_block_ready
 from sitecheck import EMBED_MD, doc_block
 from roofline.cli import main
-from roofline.commands import COMMANDS
-from roofline.commands.export import ASSETS, VIEWS
-from roofline.plot import assets
+from roofline.cli import COMMANDS
+from roofline.cli.export import ASSETS, VIEWS
+from roofline.render import assets
 
 
 def test_commands_are_registered():
@@ -111,7 +111,7 @@ def test_plot_output_unwritable_is_one_line(tmp_path, capsys):
 def test_unwritable_is_caught_before_any_work(tmp_path, capsys, monkeypatch):
     """What a non-root user meets in a read-only folder (root is not stopped by mode bits, so
     the permission check is simulated here; the test above writes for real)."""
-    from roofline.commands import _common
+    from roofline.cli import _common
     monkeypatch.setattr(_common.os, "access", lambda path, mode: False)
     assert _fails(capsys, ["plot", "-o", str(tmp_path / "x.html")]) == (
         f"roofline plot: error: argument -o/--output: folder '{tmp_path}' is not writable")

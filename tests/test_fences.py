@@ -6,7 +6,7 @@ import markdown
 import pytest
 from pymdownx.superfences import SuperFencesException
 
-from roofline import fences
+from roofline.hosts import fences
 
 
 def render(text: str, page: str | None = "notes/page.md") -> str:
@@ -87,7 +87,7 @@ def test_a_bokeh_exception_inside_a_fence_is_one_line_naming_page_and_line(monke
 
     from bokeh.models import InlineStyleSheet
 
-    from roofline.plot import measured
+    from roofline.widgets.measurement import overlay as measured
 
     # The bug this guards: one stylesheet model shared by two documents (Bokeh refuses).
     shared = InlineStyleSheet(css="")
@@ -107,11 +107,11 @@ def test_a_bokeh_exception_inside_a_fence_is_one_line_naming_page_and_line(monke
 
 
 @pytest.mark.parametrize("kind, target, body", [
-    ("roofline", "roofline.plot.widget:_build", "ai: 2"),
-    ("roofline-measurement", "roofline.plot.measured:summary_text",
+    ("roofline", "roofline.widgets.roofline.layout:_build", "ai: 2"),
+    ("roofline-measurement", "roofline.widgets.measurement.overlay:summary_text",
      "file: measurement-build-machine.json\nshow: summary"),
-    ("roofline-budget", "roofline.plot.budget:figure", "model: llama-2-7b"),
-    ("roofline-budget-table", "roofline.plot.budget:summary_table", "table: configs"),
+    ("roofline-budget", "roofline.widgets.budget.layout:figure", "model: llama-2-7b"),
+    ("roofline-budget-table", "roofline.widgets.budget.layout:summary_table", "table: configs"),
 ])
 def test_any_exception_in_any_fence_fails_with_page_and_line(kind, target, body, monkeypatch):
     import importlib
@@ -179,7 +179,7 @@ def test_fence_inside_an_admonition_still_names_its_line():
 
 def test_the_second_of_two_identical_fences_is_named_by_its_own_line(monkeypatch):
     """Errors find the fence by its body; the nth identical body is the nth fence rendered."""
-    from roofline.plot import blocks
+    from roofline.widgets import blocks
 
     calls = []
 
@@ -203,7 +203,7 @@ def test_every_fence_kind_renders_as_a_block_not_inside_a_paragraph():
     block of its own."""
     import markdown
 
-    from roofline import fences as f
+    from roofline.hosts import fences as f
     md = markdown.Markdown(extensions=["pymdownx.superfences"], extension_configs={
         "pymdownx.superfences": {"custom_fences": f.custom_fences()}})
     html = md.convert("Text before:\n\n```roofline-budget-table\ntable: memory\n```\n")

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from roofline import RooflineError
-from roofline.site import build  # noqa: F401  (registers the markers)
-from roofline.site.context import load_context
-from roofline.site.departures import departures
-from roofline.site.markers import expand
+from lesson_site import build
+from lesson_site.context import load_context
+from lesson_site.departures import departures
+from lesson_site.markers import expand
 from site_helpers import LESSON, main_text
 
 

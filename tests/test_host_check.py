@@ -11,7 +11,7 @@ import pytest
 from mkdocs.config import load_config
 
 from roofline.cli import main
-from roofline.host_check import outside_assets
+from roofline.hosts.host_check import outside_assets
 from sitecheck import EMBED_MD, doc_block
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,6 @@
-"""No import cycles in the roofline package (read with ast) nor among our ES modules in plot/js
-(read from their import lines; jsmodule.bundle() can order an acyclic set only by luck of
-hoisting otherwise). See tests/importgraph.py."""
+"""No import cycles in the roofline package or the lesson's build (read with ast), nor among our
+ES modules (read from their import lines; jsmodule.bundle() can order an acyclic set only by
+luck of hoisting otherwise). See tests/importgraph.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from importgraph import cycles, graph, js_graph
 
 PACKAGE = Path(__file__).resolve().parent.parent / "site_src" / "roofline"
 KNOWN: list[list[str]] = []
-JS = PACKAGE / "plot" / "js"
+LESSON = PACKAGE.parent / "lesson_site"
+JS = PACKAGE.parent  # site_src/: the package's widgets and render/js, and the lesson's js/
 KNOWN_JS: list[list[str]] = []
 
 
@@ -27,6 +28,11 @@ def test_the_package_has_no_import_cycle(edges):
     assert not new, "import cycles: " + "; ".join(" <-> ".join(c) for c in new)
 
 
+def test_the_lessons_build_has_no_import_cycle():
+    found = cycles(graph(LESSON))
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
 def test_the_known_cycles_still_exist():
     """An allowance outlives its cycle only by mistake: remove an entry once it is untangled."""
     gone = [c for c in KNOWN if c not in cycles(graph(PACKAGE))]
@@ -37,14 +43,15 @@ def test_the_known_cycles_still_exist():
 
 def test_our_es_modules_have_no_import_cycle():
     edges = js_graph(JS)
-    assert {"format.mjs", "maths.mjs"} <= set(edges["roofline.mjs"]), edges["roofline.mjs"]
+    entry = edges["roofline/widgets/roofline/roofline.mjs"]
+    assert {"roofline/render/js/format.mjs", "roofline/render/js/maths.mjs"} <= entry, entry
     new = [c for c in cycles(edges) if c not in KNOWN_JS]
     assert not new, "ES module import cycles: " + "; ".join(" <-> ".join(c) for c in new)
 
 
 def test_the_scene_and_callback_cycle_stays_broken():
     """roofline.mjs held the maths scene.mjs needs (each imported the other); maths.mjs now."""
-    assert not any("roofline.mjs" in c for c in cycles(js_graph(JS)))
+    assert not any("roofline/widgets/roofline/roofline.mjs" in c for c in cycles(js_graph(JS)))
 
 
 def test_a_seeded_es_module_cycle_is_found_through_any_import_form(tmp_path):
@@ -61,8 +68,9 @@ def test_a_seeded_es_module_cycle_is_found_through_any_import_form(tmp_path):
     assert cycles(edges) == [["a.mjs", "b.mjs", "c.mjs"]]
 
 
-@pytest.mark.parametrize("pair", [("fences", "plot.widget"), ("measure.gpu", "measure.runner"),
-                                  ("fences", "widgets.roofline")])
+@pytest.mark.parametrize("pair", [("hosts.fences", "widgets.roofline.layout"),
+                                  ("measure.gpu", "measure.runner"),
+                                  ("hosts.fences", "widgets.roofline.settings")])
 def test_the_old_cycles_stay_broken(pair, edges):
     a, b = (f"roofline.{m}" for m in pair)
     assert not (a in edges[b] and b in edges[a])

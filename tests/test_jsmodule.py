@@ -1,4 +1,4 @@
-"""roofline.plot.jsmodule.bundle(): each script BokehJS runs (or a page inlines) is its entry
+"""roofline.render.jsmodule.bundle(): each script BokehJS runs (or a page inlines) is its entry
 module plus what it imports, each file once, dependencies first, import lines dropped — and
 the result is one module node can load (a helper declared twice would be a SyntaxError)."""
 
@@ -12,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from roofline.plot import budget, jsmodule, measured, widget
+from roofline.widgets.budget import layout as budget
+from roofline.render import jsmodule
+from roofline.widgets.measurement import overlay as measured
+from roofline.widgets.roofline import layout as widget
 
-FORMAT = widget.JS.with_name("format.mjs")
+FORMAT = (widget.JS.parent / "../../render/js/format.mjs").resolve()
 CALLBACKS = {"roofline": widget.JS, "budget": budget.JS, "measure": measured.JS}
 
 

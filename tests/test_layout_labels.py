@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from roofline.catalog import default_catalog
-from roofline.ops import default_zoo
-from roofline.plot import scene, widget
+from roofline.model.catalog import default_catalog
+from roofline.model.ops import default_zoo
+from roofline.widgets.roofline import scene, layout as widget
 from roofline.render.svgchart import Box, boxes_collide
 
 CEILING_SETS = ((), ("l2",), ("sram",), ("sram", "l2", "host"))
@@ -49,7 +49,7 @@ def test_no_widget_label_collides_or_leaves_the_frame_in_any_state():
 def test_seeded_collision_is_reported(monkeypatch):
     # A layout that ignores what it has placed puts labels on top of each other (the layout
     # lives in plot/labels.py; scene re-exports it).
-    from roofline.plot import labels
+    from roofline.render import labels
     monkeypatch.setattr(labels, "overlaps", lambda a, b, pad=1: False)
     problems, _ = label_problems([("h100-sxm", "bf16", ("sram", "l2", "host"))])
     assert any("meets" in p for p in problems)
@@ -66,8 +66,8 @@ def test_static_chart_labels_never_collide():
     """The build-time charts (render/svgchart.py) as the hardware and op-zoo pages draw them,
     wide and narrow: their placed labels, roof labels included, overlap nothing and stay in
     the frame. (Chromium re-checks the drawn text boxes on every page: test_layout_browser.)"""
-    from roofline.site import pages
-    from roofline.site.context import LESSON_HW, LESSON_PRECISION, load_context
+    from lesson_site import pages
+    from lesson_site.context import LESSON_HW, LESSON_PRECISION, load_context
     ctx = load_context()
     pts = ctx.points(LESSON_HW, LESSON_PRECISION)
     labels = [ctx.zoo.presets[p.name].label for p in pts]
@@ -91,8 +91,8 @@ def overlay_problems(layout=None) -> tuple[list[str], int]:
     vector toggle, desktop and phone frames; no overlay label may meet a scene label, a scene
     point, another overlay label or the frame's edge. `layout` replaces the overlay's layout
     (a seeded defect)."""
-    from roofline.plot import measured
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.measurement import overlay as measured
+    from roofline.widgets.roofline.settings import RooflineSettings
     cat, zoo = default_catalog(), default_zoo()
     doc = measured.load_measurement("measurement-build-machine.json")
     layout = layout or measured.layout_overlay
@@ -132,7 +132,8 @@ def test_no_measurement_label_collides_in_any_state():
 def test_seeded_overlay_collision_is_reported():
     """The old overlay drew each label at one fixed offset whatever lay there (Softmax and GELU
     printed as 'SoftGELU'): a layout that ignores what is placed must be reported."""
-    from roofline.plot import measured, scene as sc
+    from roofline.widgets.measurement import overlay as measured
+    from roofline.widgets.roofline import scene as sc
 
     def blind(overlay, xr, yr, w, h, taken=None):
         return sc.layout_labels(measured.overlay_labels(overlay), xr, yr, w, h)

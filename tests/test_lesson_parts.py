@@ -9,9 +9,9 @@ import re
 import pytest
 
 from roofline import fmt
-from roofline.catalog import default_catalog
-from roofline.maths import place
-from roofline.ops import default_zoo
+from roofline.model.catalog import default_catalog
+from roofline.model.maths import place
+from roofline.model.ops import default_zoo
 from site_helpers import LESSON, main_text, read_main, tables
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from roofline import fmt
-from roofline.catalog import default_catalog
+from roofline.model.catalog import default_catalog
 from roofline.errors import RooflineError
-from roofline.site import build  # noqa: F401  (registers every marker)
-from roofline.site.context import load_context
-from roofline.site.markers import REGISTRY, expand, parse
+from lesson_site import build
+from lesson_site.context import load_context
+from lesson_site.markers import REGISTRY, expand, parse
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roofline import default_catalog
-from roofline.maths import attainable, bound, intensity, ridge, time_lower_bound
+from roofline.model.maths import attainable, bound, intensity, ridge, time_lower_bound
 
 pos = st.floats(min_value=1e-3, max_value=1e18, allow_nan=False, allow_infinity=False)
 ai_s = st.floats(min_value=1e-4, max_value=1e6, allow_nan=False, allow_infinity=False)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from pymdownx.superfences import SuperFencesException
 
-from roofline import cli, ops as costs
+from roofline import cli
+from roofline.model import ops as costs
 from roofline.errors import RooflineError
 from roofline.measure import PLANS, load, validate
 from roofline.measure import cpu, gpu, machine
@@ -25,8 +26,8 @@ from roofline.measure.runner import ceilings
 from roofline.measure.schema import schema
 from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_text
 from roofline.measure.timing import Method, Progress, time_call
-from roofline.plot.measured import overlay_data, summary_text, y_bounds
-from roofline.widgets.measurement import resolve
+from roofline.widgets.measurement.overlay import overlay_data, summary_text, y_bounds
+from roofline.widgets.measurement.settings import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = json.loads((ROOT / "tests" / "cases" / "measure_cases.json").read_text(encoding="utf-8"))
@@ -408,8 +409,8 @@ def test_resolve_finds_package_data_and_names_where_it_looked(tmp_path):
 # ---------------------------------------------------------------- the fences
 
 def test_measurement_fence_renders_each_table():
-    from roofline.fences import FENCES
-    from roofline.widgets.measurement import TABLES
+    from roofline.hosts.fences import FENCES
+    from roofline.widgets.measurement.settings import TABLES
     measurement_fence = FENCES["roofline-measurement"]
     for show in TABLES:
         html = measurement_fence(f"file: measurement-build-machine.json\nshow: {show}\n",
@@ -428,7 +429,7 @@ def test_measurement_fence_renders_each_table():
     ("file: measurement-build-machine.json\nshow: ops\ncolour: red\n", "option 'colour': unknown"),
 ])
 def test_measurement_fence_errors_are_one_clear_line(body, message):
-    from roofline.fences import FENCES
+    from roofline.hosts.fences import FENCES
     measurement_fence = FENCES["roofline-measurement"]
     with pytest.raises(SuperFencesException) as err:
         measurement_fence(body, "roofline-measurement", "", {}, None)
@@ -436,7 +437,7 @@ def test_measurement_fence_errors_are_one_clear_line(body, message):
 
 
 def test_roofline_fence_draws_the_measurement_and_the_picker():
-    from roofline.fences import roofline_fence
+    from roofline.hosts.fences import roofline_fence
     html = roofline_fence("measurement: measurement-build-machine.json\n", "roofline", "", {},
                           None)
     for name in ("measured-roofs", "measured-points", "measurement-file",
@@ -446,7 +447,7 @@ def test_roofline_fence_draws_the_measurement_and_the_picker():
 
 
 def test_roofline_fence_rejects_a_bad_measurement_naming_its_field(tmp_path):
-    from roofline.fences import roofline_fence
+    from roofline.hosts.fences import roofline_fence
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(mutate(CASES["invalid"][4])), encoding="utf-8")
     with pytest.raises(SuperFencesException) as err:

@@ -10,8 +10,9 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from roofline.plot import measured, scene, svg, widget
-from roofline.widgets.roofline import RooflineSettings
+from roofline.widgets.measurement import overlay as measured
+from roofline.widgets.roofline import scene, static as svg, layout as widget
+from roofline.widgets.roofline.settings import RooflineSettings
 
 CASES = json.loads((Path(__file__).parent / "cases" / "measure_cases.json")
                    .read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import build_site, screenshot
 from sitecheck import doc_block
-from roofline.plot import assets
+from roofline.render import assets
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -85,7 +85,7 @@ def test_bad_fence_fails_the_build_in_the_line_the_docs_show(tmp_path):
 
 INJECT_HOOK = """
 from bokeh.models import InlineStyleSheet
-from roofline.plot import measured
+from roofline.widgets.measurement import overlay as measured
 
 _shared = InlineStyleSheet(css="")
 
@@ -192,7 +192,7 @@ def test_two_plots_on_one_page_work_independently(plugin_site, open_page):
     w.page.wait_for_function(
         "() => [...document.querySelectorAll('.roofline-block')]"
         ".every((b) => b.dataset.rooflineState === 'ready')", timeout=20000)
-    from roofline.catalog import default_catalog
+    from roofline.model.catalog import default_catalog
     l4 = default_catalog()["l4"]
     w.page.evaluate("() => { window.roofline.documents[0].get_model_by_name('hardware').value"
                     " = 'l4'; }")

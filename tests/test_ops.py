@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roofline import RooflineError, default_catalog, default_zoo, place
-from roofline import ops as O
+from roofline.model import ops as O
 
 dim = st.integers(min_value=1, max_value=1 << 16)
 H100 = "h100-sxm"

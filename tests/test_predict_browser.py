@@ -141,7 +141,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, tab_pool, p
     button is batch-1 decode, the presets offer the model's ops; the verdict, readout, URL and
     the launch floor follow (the same figures `roofline ops` prints), and axe finds nothing."""
     from pagecheck import settle
-    from roofline.tokens import load_launch_floor
+    from roofline.model.tokens import load_launch_floor
     w = tab_pool.tab(scheme=palette)
     page = w.page
     try:

@@ -15,7 +15,7 @@ from mkdocs.exceptions import PluginError
 
 from conftest import ROOT, build_site
 from roofline.errors import RooflineError
-from roofline.site import build
+from lesson_site import build
 from sitecheck import (Parsed, allowed_html_messages, broken_links, cdn_mentions,
                        differing_files, external_resources, html_problems, pages, tree_digest,
                        validate_html)

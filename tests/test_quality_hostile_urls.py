@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pagecheck import PWNED_JS, first_block_ready
-from roofline.catalog import default_catalog
+from roofline.model.catalog import default_catalog
 from site_helpers import LESSON
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

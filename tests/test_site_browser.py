@@ -13,7 +13,7 @@ import pytest
 
 from conftest import screenshot
 from pagecheck import settle
-from roofline.site.build import ZIP_ROOT, ZIP_URI
+from lesson_site.build import ZIP_ROOT, ZIP_URI
 from site_helpers import LESSON, read_main
 
 pytestmark = pytest.mark.browser

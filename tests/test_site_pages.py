@@ -10,8 +10,8 @@ import json
 import zipfile
 
 from roofline import fmt
-from roofline.catalog import default_catalog
-from roofline.site.build import ZIP_ROOT, ZIP_URI, write_zip
+from roofline.model.catalog import default_catalog
+from lesson_site.build import ZIP_ROOT, ZIP_URI, write_zip
 from site_helpers import read_main, tables
 
 MODELS = ("llama-2-7b", "llama-3-8b", "llama-3-70b")

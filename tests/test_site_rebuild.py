@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, build_site
-from roofline import _toml, fmt
+from roofline.model import datafile as _toml
+from roofline import fmt
 from site_helpers import LESSON, main_text, tables
 
 NEW_BW = 2.0e12  # H100 SXM HBM: 3.35 TB/s in the catalog; the copy says 2 TB/s

@@ -1,4 +1,4 @@
-"""The Sphinx extension (roofline.sphinx): a fixture project with furo, one reST and one MyST page
+"""The Sphinx extension (roofline.hosts.sphinx): a fixture project with furo, one reST and one MyST page
 of two plots each, built once per session with -W; a bad-option project that must fail naming
 file and line; and, in Chromium over http and file://, the built pages."""
 
@@ -18,7 +18,7 @@ from pagecheck import frames
 
 pytest.importorskip("sphinx", reason="install the [sphinx] extra (the test extra pulls it in)")
 
-from roofline.plot import assets  # noqa: E402
+from roofline.render import assets
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = json.loads((Path(__file__).parent / "cases" / "roofline_cases.json").read_text("utf-8"))
@@ -110,7 +110,7 @@ def test_bad_options_fail_naming_file_line_and_option(tmp_path):
 def test_options_and_body_giving_the_same_key_is_an_error(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["roofline.sphinx"]\n', encoding="utf-8")
+    (src / "conf.py").write_text('extensions = ["roofline.hosts.sphinx"]\n', encoding="utf-8")
     (src / "index.rst").write_text("Twice\n=====\n\n.. roofline::\n   :ai: 2\n\n   ai: 3\n",
                                    encoding="utf-8")
     status, log = sphinx_build(src, tmp_path / "html")
@@ -119,7 +119,7 @@ def test_options_and_body_giving_the_same_key_is_an_error(tmp_path):
 
 
 def test_render_goes_through_the_widget_layer():
-    from roofline import sphinx as ext
+    from roofline.hosts import sphinx as ext
 
     html = ext.render("roofline", {"hardware": "a100-sxm-80gb", "ai": 2}, where="x.rst:1")
     assert html.startswith('<div class="roofline-block"')

@@ -132,7 +132,7 @@ def _check_zensical_output(site: Path, html: str) -> None:
     config = yaml.load((site / "mkdocs.yml").read_text("utf-8"), Loader=yaml.Loader)  # noqa: S506
     loader = site / "docs" / config["extra_javascript"][0]
     assert loader.exists()
-    from roofline.plot import assets
+    from roofline.render import assets
     for a in assets.bokeh_assets():
         assert (loader.parent / a.name).exists(), a.name
 
@@ -150,7 +150,7 @@ def test_zensical_config_runs_the_fence_through_plain_python_markdown(tmp_path):
         name, cfg = next(iter(ext.items())) if isinstance(ext, dict) else (ext, {})
         names.append(name)
         configs[name] = cfg
-    from roofline.fences import roofline_fence
+    from roofline.hosts.fences import roofline_fence
     assert configs["pymdownx.superfences"]["custom_fences"][0]["format"] is roofline_fence
     md = markdown.Markdown(extensions=names, extension_configs=configs)
     _check_zensical_output(site, md.convert((site / "docs" / "index.md").read_text("utf-8")))

@@ -1,10 +1,10 @@
-"""The site's own stylesheets joined into one file (roofline.site.stylesheets, used by the
+"""The site's own stylesheets joined into one file (lesson_site.stylesheets, used by the
 site hook): order kept, remote entries and @import users left alone, a content hash in the
 name."""
 
 from __future__ import annotations
 
-from roofline.site.stylesheets import join
+from lesson_site.stylesheets import join
 
 
 def _docs(tmp_path, files: dict[str, str]):

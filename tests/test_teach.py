@@ -9,13 +9,15 @@ import re
 import pytest
 
 from roofline import fmt
-from roofline import tokens as tk
-from roofline.catalog import default_catalog, load_catalog
-from roofline.ops import default_zoo
-from roofline.site import build  # noqa: F401  (registers every marker)
-from roofline.site.context import Context, load_context
-from roofline.site.markers import expand
-from roofline import _toml
+from roofline.model import tokens as tk
+from roofline.model.catalog import default_catalog, load_catalog
+from roofline.model.ops import default_zoo
+from lesson_site import build
+from lesson_site.context import Context, load_context
+from lesson_site.markers import expand
+from roofline.model import datafile as _toml
+
+from lesson_site import DATA_DIR as LESSON_DATA
 
 NEW_BW = 2.0e12
 LESSON_MD = "docs/lessons/06-gpus-the-hardware-youre-renting.md"
@@ -55,7 +57,7 @@ def _text(html: str) -> str:
 
 def test_the_lesson_uses_every_teaching_marker():
     page = (_toml.DATA_DIR.parents[2] / LESSON_MD).read_text(encoding="utf-8") + "".join(
-        p.read_text(encoding="utf-8") for p in _toml.DATA_DIR.glob("*.toml"))
+        p.read_text(encoding="utf-8") for p in LESSON_DATA.glob("*.toml"))
     for m in TEACH:
         name = m.split()[1]
         assert name in page, f"{name} not on the lesson page"
@@ -104,9 +106,9 @@ def test_flops_vs_time_trains_a_run_that_fits(ctx):
     """§4's training step is the budget page's stated run (ZeRO-1, full recomputation), which
     fits in the H100's 80 GiB; the caption says so with the model's figures. Seeded: the same
     step unsharded does not fit, and its caption would have to say something else."""
-    from roofline.budget_widget import STATED_RUN
-    from roofline.memory import Sharding
-    from roofline.site import teach
+    from roofline.widgets.budget.payload import STATED_RUN
+    from roofline.model.memory import Sharding
+    from lesson_site import teach
     bg = teach._budget(ctx, "train", "h100-sxm", "bf16")
     assert bg.sharding == STATED_RUN and bg.memory.fits
     text = _text(expand("<!-- rl:flops_vs_time step=train -->", ctx, "t"))
@@ -155,14 +157,14 @@ def test_changed_bandwidth_flows_into_the_derivations(slow_ctx):
 def test_predict_case_file_is_current(ctx):
     import json
     from pathlib import Path
-    from roofline.site.teach import predict_cases
+    from lesson_site.teach import predict_cases
     path = Path(__file__).parent / "cases" / "predict_cases.json"
     assert json.loads(path.read_text(encoding="utf-8")) == predict_cases(ctx), (
-        "regenerate tests/cases/predict_cases.json from roofline.site.teach.predict_cases()")
+        "regenerate tests/cases/predict_cases.json from lesson_site.teach.predict_cases()")
 
 
 def test_predict_answers_are_the_models(ctx):
-    from roofline.site.teach import predict_answers
+    from lesson_site.teach import predict_answers
     data = predict_answers(ctx)
     assert len(data["answers"]) == len(data["ops"]) * len(data["hardware"]) >= 9 * 4
     for key, a in data["answers"].items():
@@ -193,7 +195,7 @@ def test_problems_have_collapsed_worked_answers(ctx):
 
 def test_glossary_defines_the_issue_terms_and_refuses_bad_lines(tmp_path):
     from roofline.errors import RooflineError
-    from roofline.site.glossary import load_glossary
+    from lesson_site.glossary import load_glossary
     terms = {t.term for t in load_glossary()}
     assert {"MFU", "HFU", "SM", "warp", "occupancy", "arithmetic intensity", "ridge point",
             "tensor core", "HBM"} <= terms
@@ -210,7 +212,7 @@ def test_only_a_terms_first_appearance_keeps_a_focusable_abbr():
     import markdown
     src = ("The MFU is low. MFU again, and *MFU* in emphasis.\n\n- HBM first\n- HBM again\n\n"
            "*[MFU]: Model FLOPs utilisation\n*[HBM]: High-bandwidth memory\n")
-    out = markdown.markdown(src, extensions=["abbr", "roofline.site.glossary"])
+    out = markdown.markdown(src, extensions=["abbr", "lesson_site.glossary"])
     assert out.count("<abbr") == 2 and out.count('tabindex="0"') == 2
     assert '<abbr tabindex="0" title="Model FLOPs utilisation">MFU</abbr> is low. MFU again' in out
     assert "<em>MFU</em>" in out and "<li>HBM again</li>" in out

@@ -1,5 +1,5 @@
 """tests/cases/tokens_cases.json against roofline/tokens.py (node checks the same file against
-plot/js/tokens.mjs), the tokens rule against `roofline ops --model`, and the launch floor's
+lesson_site/js/tokens.mjs), the tokens rule against `roofline ops --model`, and the launch floor's
 data file and its agreement with the budget's default."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from roofline import tokens as tk
-from roofline.budget import Assumptions
-from roofline.catalog import default_catalog
+from roofline.model import tokens as tk
+from roofline.model.budget import Assumptions
+from roofline.model.catalog import default_catalog
 from roofline.cli import main
 from roofline.errors import RooflineError
 
@@ -28,7 +28,7 @@ def close(a, b) -> bool:
 
 def test_case_file_is_current():
     assert json.loads(tk.dumps(tk.build_cases())) == DATA, (
-        f"regenerate: python -m roofline.tokens > {CASES_PATH}")
+        f"regenerate: python -m roofline.model.tokens > {CASES_PATH}")
 
 
 def test_cases_match_the_model():
@@ -118,8 +118,8 @@ def test_widget_tokens_ops_agree_with_roofline_ops(model, phase, batch, seq, cap
     """The widget's tokens slider at T = the run's tokens (batch at decode, batch × seq else)
     puts each projection GEMM and RMSNorm at the FLOPs and bytes `roofline ops --model …
     --batch … --seq …` prints, for every layer op its entry stands for."""
-    from roofline.plot import scene
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.roofline import scene
+    from roofline.widgets.roofline.settings import RooflineSettings
     data = RooflineSettings.from_options({"tokens": 1, "model": model}).payload()
     tokens = batch * (1 if phase == "decode" else seq)
     assert main(["ops", "--model", model, "--phase", phase, "--batch", str(batch), "--seq",
@@ -160,8 +160,8 @@ def test_widget_tokens_cases_match_roofline_ops(capsys):
 def test_launch_floor_on_the_widget_is_flops_over_the_launch_time():
     """The selected op's launch floor: a flat line at FLOPs / launch (data/overhead.toml),
     drawn only under the roof; the readout says when it binds (overhead-bound)."""
-    from roofline.plot import scene
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.roofline import scene
+    from roofline.widgets.roofline.settings import RooflineSettings
     launch = tk.load_launch_floor().seconds
     data = RooflineSettings.from_options({"tokens": 64, "op": "input_layernorm"}).payload()
     st = data["state"]
@@ -183,7 +183,7 @@ def test_launch_floor_on_the_widget_is_flops_over_the_launch_time():
 
 def test_widget_tokens_option_errors_name_the_option():
     from roofline.errors import WidgetOptionError
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.roofline.settings import RooflineSettings
     for opts, option in (({"tokens": 0}, "tokens"), ({"tokens": 1, "model": "gpt-9"}, "model"),
                          ({"op": "gate_proj"}, "op"), ({"model": "llama-3-8b"}, "model")):
         with pytest.raises(WidgetOptionError) as exc:
@@ -193,9 +193,9 @@ def test_widget_tokens_option_errors_name_the_option():
 
 def tokens_label_problems(chips=None) -> tuple[list[str], int, int]:
     """(problems, scenes walked, scenes with a launch floor) over the tokens slider's states."""
-    from roofline.plot import scene
+    from roofline.widgets.roofline import scene
     from roofline.render.svgchart import Box, boxes_collide
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.roofline.settings import RooflineSettings
     data = RooflineSettings.from_options({"tokens": 1}).payload()
     marks = [m["tokens"] for m in data["tokens"]["marks"]]
     problems, n, floors = [], 0, 0
@@ -227,7 +227,7 @@ def test_tokens_scene_labels_never_collide_in_any_state():
 
 
 def test_seeded_tokens_label_collision_is_reported(monkeypatch):
-    from roofline.plot import labels  # the layout (scene.py re-exports it)
+    from roofline.render import labels  # the layout (scene.py re-exports it)
     monkeypatch.setattr(labels, "overlaps", lambda a, b, pad=1: False)
     problems, _, _ = tokens_label_problems(["h100-sxm"])
     assert any("launch floor" in p or "_proj" in p for p in problems), problems[:3]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from roofline import RooflineError, default_catalog, place
-from roofline.transformer import default_models, get_model, layer_ops, model_ops
+from roofline.model.transformer import default_models, get_model, layer_ops, model_ops
 
 PROJ = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 

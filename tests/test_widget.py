@@ -12,8 +12,8 @@ from bokeh.models import Slider
 
 import roofline
 from roofline.errors import RooflineError
-from roofline.plot import widget
-from roofline.plot.embed import block, item_json
+from roofline.widgets.roofline import layout as widget
+from roofline.render.embed import block, item_json
 
 NAMES = ("roofline-figure", "ai-slider", "readout", "verdict", "hardware", "precision",
          "presets", "vector-roof")
@@ -49,7 +49,7 @@ def test_initial_state_comes_from_the_model():
     data = widget.payload(widget.Options(hardware="a100-sxm-80gb", op="gemm-train"),
                           roofline.default_catalog(), roofline.default_zoo())
     assert data["state"]["ai"] == pytest.approx(ai, rel=1e-12)
-    from roofline.plot import scene
+    from roofline.widgets.roofline import scene
     first = scene.scene(data, data["state"], (640, 330))
     assert first["ridge"] == pytest.approx(hw.ridge_flops_per_byte("bf16"), rel=1e-12)
     assert scene.readout_text(data["hardware"]["a100-sxm-80gb"], "bf16", ai, "gemm-train",
@@ -105,7 +105,7 @@ def test_embed_block_is_deterministic_and_escapes_script_ends():
 def test_measurement_is_an_option_checked_before_drawing():
     """A file name goes through the settings (a missing file names the option); a document is
     drawn as given."""
-    from roofline.widgets.measurement import load_measurement
+    from roofline.widgets.measurement.settings import load_measurement
     with pytest.raises(RooflineError) as err:
         roofline.figure(measurement="no-such-measurement.json")
     assert err.value.field == "measurement"

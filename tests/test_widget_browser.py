@@ -10,10 +10,10 @@ import pytest
 from conftest import screenshot
 from pagecheck import first_block_ready, frames, poll
 from roofline import fmt
-from roofline.catalog import default_catalog
-from roofline.maths import place
-from roofline.ops import default_zoo
-from roofline.widgets.roofline import _short
+from roofline.model.catalog import default_catalog
+from roofline.model.maths import place
+from roofline.model.ops import default_zoo
+from roofline.widgets.roofline.settings import _short
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"

@@ -1,5 +1,5 @@
 """tests/cases/roofline_cases.json against the Python model. node --test checks the same file
-against plot/js/roofline.mjs, so Python and the browser agree to 1e-9 relative."""
+against widgets/roofline/roofline.mjs, so Python and the browser agree to 1e-9 relative."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from roofline import fmt
-from roofline.catalog import default_catalog
-from roofline.maths import attainable, place, ridge
-from roofline.ops import default_zoo
-from roofline.plot import cases as gen
-from roofline.plot import widget
+from roofline.model.catalog import default_catalog
+from roofline.model.maths import attainable, place, ridge
+from roofline.model.ops import default_zoo
+from roofline.widgets.roofline import cases as gen
+from roofline.widgets.roofline import layout as widget
 
 CASES_PATH = Path(__file__).parent / "cases" / "roofline_cases.json"
 DATA = json.loads(CASES_PATH.read_text(encoding="utf-8"))
@@ -27,7 +27,7 @@ def close(a: float, b: float) -> bool:
 
 def test_case_file_is_current_and_large_enough():
     assert sum(len(v) for v in CASES.values()) >= 50
-    assert gen.build() == DATA, "regenerate: python -m roofline.plot.cases > " + str(CASES_PATH)
+    assert gen.build() == DATA, "regenerate: python -m roofline.widgets.roofline.cases > " + str(CASES_PATH)
 
 
 def test_scene_case_file_is_current():
@@ -35,12 +35,12 @@ def test_scene_case_file_is_current():
     Python mirror that draws the build-time SVG."""
     path = CASES_PATH.with_name("scene_cases.json")
     assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(
-        gen.build_scenes())), f"regenerate: python -m roofline.plot.cases scene > {path}"
+        gen.build_scenes())), f"regenerate: python -m roofline.widgets.roofline.cases scene > {path}"
 
 
 @pytest.mark.parametrize("state", gen.SCENE_STATES, ids=lambda s: f"{s[0]}-{s[1]}")
 def test_scene_labels_fit_the_frame_and_never_overlap(state):
-    from roofline.plot import scene
+    from roofline.widgets.roofline import scene
     h, p, vector, ceilings = state
     data = widget.payload(widget.Options(hardware=h, precision=p, ceilings=ceilings),
                           default_catalog(), default_zoo())
@@ -114,9 +114,9 @@ def test_seed_claims_ridges():
 def test_vector_roof_is_the_one_the_precision_runs_on():
     """Issue 13 (failure mode 10): bf16 elementwise math runs on the H100's packed bf16 vector
     units, ≈ 134 TFLOP/s (NVIDIA H100 datasheet, non-tensor bf16/fp16), not under fp32's 66.9."""
-    from roofline.catalog import default_catalog
-    from roofline.ops import default_zoo
-    from roofline.plot import scene, widget
+    from roofline.model.catalog import default_catalog
+    from roofline.model.ops import default_zoo
+    from roofline.widgets.roofline import scene, layout as widget
     data = widget.payload(widget.Options(), default_catalog(), default_zoo())
     texts = {}
     for prec in ("bf16", "fp32"):

@@ -10,8 +10,8 @@ import pytest
 
 from roofline.errors import RooflineError, WidgetOptionError
 from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
-from roofline.widgets.measurement import PICKER_HEIGHT_PX, MeasurementTableSettings
-from roofline.widgets.roofline import CONTROLS_HEIGHT_PX, RooflineSettings
+from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX, MeasurementTableSettings
+from roofline.widgets.roofline.settings import CONTROLS_HEIGHT_PX, RooflineSettings
 
 
 def test_defaults_are_the_lessons_chip_and_precision():
@@ -78,8 +78,8 @@ def test_measurement_table_settings():
 def test_every_host_parses_through_the_same_settings(monkeypatch, tmp_path, capsys):
     """fence, render_widget, roofline.figure() and `roofline plot` all call from_options."""
     import roofline
-    from roofline import fences
-    from roofline.commands import plot as plot_command
+    from roofline.hosts import fences
+    from roofline.cli import plot as plot_command
 
     seen = []
     original = RooflineSettings.from_options.__func__

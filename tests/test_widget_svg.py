@@ -11,10 +11,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from roofline import fmt
-from roofline.catalog import default_catalog
-from roofline.ops import default_zoo
-from roofline.plot import scene, svg, widget
-from roofline.plot.cases import SCENE_STATES
+from roofline.model.catalog import default_catalog
+from roofline.model.ops import default_zoo
+from roofline.widgets.roofline import scene, static as svg, layout as widget
+from roofline.widgets.roofline.cases import SCENE_STATES
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -70,8 +70,8 @@ def test_seeded_overlap_is_reported():
 
 
 def test_block_shows_the_svg_first_in_print_and_without_javascript():
-    from roofline.plot.blocks import roofline_block
-    from roofline.widgets.roofline import RooflineSettings
+    from roofline.widgets.blocks import roofline_block
+    from roofline.widgets.roofline.settings import RooflineSettings
     html = roofline_block(RooflineSettings())
     static = re.search(r'<div class="roofline-static">((?:<svg.*?</svg>)+)</div>', html, re.S)
     assert static
@@ -91,7 +91,7 @@ def test_each_width_keeps_its_text_at_11px_and_its_labels_apart(state):
     """Each drawing is shown only in columns at least its viewBox wide (blockstyle's container
     queries), so no text in it renders under its own size, 11 px at least; its labels, laid out
     for its own frame, stay inside and apart (the key ones, roof and ridge, always shown)."""
-    from roofline.plot.blockstyle import STATIC_CSS
+    from roofline.render.blockstyle import STATIC_CSS
     hardware, precision, vector, ceilings = state
     data = payload(hardware=hardware, precision=precision, ceilings=ceilings)
     data["state"]["vector"] = vector
@@ -118,7 +118,7 @@ def test_each_width_keeps_its_text_at_11px_and_its_labels_apart(state):
 def test_a_page_owning_host_moves_block_styles_into_head():
     """HTML allows <style> only in <head> (the Nu validator gate reports one in a <div>): the
     MkDocs plugin hoists each block's CSS there once; a block alone keeps its own copy."""
-    from roofline.plot.blockstyle import NOSCRIPT_STYLE, STATIC_STYLE, hoist_styles
+    from roofline.render.blockstyle import NOSCRIPT_STYLE, STATIC_STYLE, hoist_styles
     block = (f'<div class="roofline-block">{STATIC_STYLE}\n<div class="roofline-static"></div>'
              f"<noscript><p>x</p>{NOSCRIPT_STYLE}</noscript></div>")
     page = f"<html><head><title>t</title></head><body>{block}\n{block}</body></html>"

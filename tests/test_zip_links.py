@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from roofline.site import build
-from roofline.site.build import ZIP_NOTE, ZIP_ROOT, ZIP_URI, write_zip
+from lesson_site import build
+from lesson_site.build import ZIP_NOTE, ZIP_ROOT, ZIP_URI, write_zip
 from sitecheck import broken_links
 
 ZIP_NAME = Path(ZIP_URI).name

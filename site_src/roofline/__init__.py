@@ -6,10 +6,10 @@ interactive Bokeh roofline and imports bokeh on first use.
 
 from __future__ import annotations
 
-from .catalog import Accelerator, Catalog, default_catalog, load_catalog
-from .errors import RooflineError
-from .maths import attainable, bound, intensity, place, ridge, time_lower_bound
-from .ops import Op, default_zoo, load_zoo
+from roofline.model.catalog import Accelerator, Catalog, default_catalog, load_catalog
+from roofline.errors import RooflineError
+from roofline.model.maths import attainable, bound, intensity, place, ridge, time_lower_bound
+from roofline.model.ops import Op, default_zoo, load_zoo
 
 __all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "attainable", "bound",
            "default_catalog", "default_zoo", "figure", "intensity", "load_catalog", "load_zoo",
@@ -17,7 +17,7 @@ __all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "attainable", "bound
 
 
 def figure(**kwargs):
-    """The interactive roofline as a Bokeh layout (see roofline.plot.widget.figure) that also
-    shows itself in a notebook, offline, and has .save(path) (see roofline.notebook)."""
-    from .notebook import roofline_figure
+    """The interactive roofline as a Bokeh layout (see roofline.widgets.roofline.layout.figure) that also
+    shows itself in a notebook, offline, and has .save(path) (see roofline.hosts.notebook)."""
+    from roofline.hosts.notebook import roofline_figure
     return roofline_figure(**kwargs)

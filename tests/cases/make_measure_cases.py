@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from roofline.measure import measure
-from roofline.plot.measured import layout_overlay, overlay_data, summary_text, y_bounds
+from roofline.widgets.measurement.overlay import (layout_overlay, overlay_data, summary_text,
+    y_bounds)
 
 OUT = Path("tests/cases/measure_cases.json")
 # The base is a real timing run, so each run's numbers differ: regenerating keeps the file's

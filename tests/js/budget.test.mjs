@@ -4,9 +4,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as bj from "../../site_src/roofline/plot/js/budget.mjs";
-import * as bv from "../../site_src/roofline/plot/js/budget_view.mjs";
-import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
+import * as bj from "../../site_src/roofline/widgets/budget/budget.mjs";
+import * as bv from "../../site_src/roofline/widgets/budget/budget_view.mjs";
+import * as fmt from "../../site_src/roofline/render/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/budget_cases.json", import.meta.url)));
 const P = CASES.payload;

@@ -5,8 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZE, labelColumns, layoutPoints, pointLabels } from "../../site_src/roofline/plot/js/budget_labels.mjs";
-import { labelBox, overlaps, toPx } from "../../site_src/roofline/plot/js/labels.mjs";
+import { SIZE, labelColumns, layoutPoints, pointLabels } from "../../site_src/roofline/widgets/budget/budget_labels.mjs";
+import { labelBox, overlaps, toPx } from "../../site_src/roofline/render/js/labels.mjs";
 
 // One Llama-2-7B training layer's ops as the budget draws them: AI (FLOP/byte), TFLOP/s.
 const NAMES = ["input_layernorm", "q_proj", "k_proj", "v_proj", "attn_qk", "attn_softmax",

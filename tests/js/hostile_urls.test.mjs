@@ -7,8 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as rl from "../../site_src/roofline/plot/js/roofline.mjs";
-import * as bj from "../../site_src/roofline/plot/js/budget.mjs";
+import * as rl from "../../site_src/roofline/widgets/roofline/roofline.mjs";
+import * as bj from "../../site_src/roofline/widgets/budget/budget.mjs";
 
 const load = (name) => JSON.parse(readFileSync(new URL(`../cases/${name}`, import.meta.url)));
 const H = load("hostile_urls.json");

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { setMarkup } from "../../site_src/roofline/plot/js/markup.mjs";
+import { setMarkup } from "../../site_src/roofline/render/js/markup.mjs";
 
 function div({ text = "", css_classes = [], render_as_text = true } = {}) {
   const model = { text, css_classes, render_as_text, setvCalls: [], assigned: [] };

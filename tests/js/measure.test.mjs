@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 
 import {
   decodeBase64, overlayData, parseMeasurement, summaryText, validate, yBounds,
-} from "../../site_src/roofline/plot/js/measure.mjs";
-import { si } from "../../site_src/roofline/plot/js/format.mjs";
+} from "../../site_src/roofline/widgets/measurement/measure.mjs";
+import { si } from "../../site_src/roofline/render/js/format.mjs";
 
 const cases = JSON.parse(readFileSync(new URL("../cases/measure_cases.json", import.meta.url)));
 const schema = JSON.parse(readFileSync(

@@ -1,12 +1,12 @@
 // The measurement overlay's labels are laid out by the scene's own label layout (labels.mjs):
-// measure.mjs's layoutOverlay against the Python mirror (roofline.plot.measured.layout_overlay)
+// measure.mjs's layoutOverlay against the Python mirror (roofline.widgets.measurement.overlay.layout_overlay)
 // in tests/cases/measure_cases.json, and a seeded collision the layout must avoid.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import { labelColumns, layoutOverlay, overlayData } from "../../site_src/roofline/plot/js/measure.mjs";
-import { overlaps } from "../../site_src/roofline/plot/js/labels.mjs";
+import { labelColumns, layoutOverlay, overlayData } from "../../site_src/roofline/widgets/measurement/measure.mjs";
+import { overlaps } from "../../site_src/roofline/render/js/labels.mjs";
 
 const cases = JSON.parse(readFileSync(new URL("../cases/measure_cases.json", import.meta.url)));
 

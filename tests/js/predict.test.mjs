@@ -5,8 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as pr from "../../site_src/roofline/plot/js/predict.mjs";
-import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
+import * as pr from "../../site_src/lesson_site/js/predict.mjs";
+import * as fmt from "../../site_src/roofline/render/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/predict_cases.json", import.meta.url)));
 

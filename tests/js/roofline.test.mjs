@@ -4,9 +4,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as rl from "../../site_src/roofline/plot/js/roofline.mjs";
-import * as maths from "../../site_src/roofline/plot/js/maths.mjs";
-import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
+import * as rl from "../../site_src/roofline/widgets/roofline/roofline.mjs";
+import * as maths from "../../site_src/roofline/render/js/maths.mjs";
+import * as fmt from "../../site_src/roofline/render/js/format.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/roofline_cases.json", import.meta.url)));
 const { cases, hardware, ops, known } = CASES;

@@ -1,13 +1,13 @@
 // The scene the live plot draws (scene.mjs `scene`, `marker`) against
-// tests/cases/scene_cases.json, written by its Python mirror (roofline.plot.scene, which draws
+// tests/cases/scene_cases.json, written by its Python mirror (roofline.widgets.roofline.scene, which draws
 // the build-time SVG): the two agree to 1e-9 on every number and exactly on every text.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as sceneJs from "../../site_src/roofline/plot/js/scene.mjs";
-import * as tokensJs from "../../site_src/roofline/plot/js/scene_tokens.mjs";
-import * as lay from "../../site_src/roofline/plot/js/labels.mjs";
+import * as sceneJs from "../../site_src/roofline/widgets/roofline/scene.mjs";
+import * as tokensJs from "../../site_src/roofline/widgets/roofline/scene_tokens.mjs";
+import * as lay from "../../site_src/roofline/render/js/labels.mjs";
 
 const rl = { ...sceneJs, ...tokensJs };
 

@@ -1,14 +1,29 @@
 // One copy of the formatting: format.mjs. Every other script of ours imports what it uses from
-// it (roofline.plot.jsmodule.bundle() inlines it in front of them for Bokeh and the page), so a
+// it (roofline.render.jsmodule.bundle() inlines it in front of them for Bokeh and the page), so a
 // module that declares its own num() — under that name or pasted under another — or calls one
 // without importing it fails here. The two last tests seed both defects into a made-up module.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-import * as fmt from "../../site_src/roofline/plot/js/format.mjs";
+import * as fmt from "../../site_src/roofline/render/js/format.mjs";
 
-const DIR = new URL("../../site_src/roofline/plot/js/", import.meta.url);
+const DIR = new URL("../../site_src/roofline/render/js/", import.meta.url);
+const SITE_SRC = fileURLToPath(new URL("../../site_src/", import.meta.url));
+
+// Every script of ours under site_src/ (the widgets' folders, the shared render/js, the
+// lesson's own), by file name -> path.
+function ourScripts(dir = SITE_SRC, out = new Map()) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory() && !["vendor", "node_modules", "__pycache__"].includes(e.name)) ourScripts(path, out);
+    else if (e.isFile() && /\.m?js$/.test(e.name)) out.set(e.name, path);
+  }
+  return out;
+}
+const SCRIPTS = ourScripts();
 const SHARED = Object.keys(fmt).filter((k) => typeof fmt[k] === "function");
 
 // Top-level function declarations: name -> body with the name taken out (so a renamed copy
@@ -32,7 +47,7 @@ function functions(source) {
 
 function imported(source) {
   const names = new Set();
-  for (const m of source.matchAll(/^import\s*\{([^}]*)\}\s*from\s*"\.\/format\.mjs";/gm)) {
+  for (const m of source.matchAll(/^import\s*\{([^}]*)\}\s*from\s*"(?:\.{1,2}\/)+(?:[\w-]+\/)*format\.mjs";/gm)) {
     for (const n of m[1].split(",")) if (n.trim()) names.add(n.trim());
   }
   return names;
@@ -64,15 +79,15 @@ function problems(file, source) {
 
 test("format.mjs holds the one copy of the formatting helpers", () => {
   assert.ok(SHARED.includes("num") && SHARED.includes("si") && SHARED.includes("seconds"), SHARED.join());
-  const files = readdirSync(DIR).filter((f) => /\.m?js$/.test(f) && f !== "format.mjs");
+  const files = [...SCRIPTS.keys()].filter((f) => f !== "format.mjs");
   assert.ok(files.includes("budget.mjs") && files.includes("roofline.mjs") && files.includes("measure.mjs"));
-  const found = files.flatMap((f) => problems(f, readFileSync(new URL(f, DIR), "utf8")));
+  const found = files.flatMap((f) => problems(f, readFileSync(SCRIPTS.get(f), "utf8")));
   assert.deepEqual(found, []);
 });
 
 test("the modules that format numbers import format.mjs", () => {
   for (const f of ["budget.mjs", "roofline.mjs", "measure.mjs", "scene.mjs", "predict.mjs", "tokens.mjs"]) {
-    assert.ok(imported(readFileSync(new URL(f, DIR), "utf8")).size > 0, f);
+    assert.ok(imported(readFileSync(SCRIPTS.get(f), "utf8")).size > 0, f);
   }
 });
 

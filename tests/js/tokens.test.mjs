@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as tk from "../../site_src/roofline/plot/js/tokens.mjs";
+import * as tk from "../../site_src/lesson_site/js/tokens.mjs";
 
 const CASES = JSON.parse(readFileSync(new URL("../cases/tokens_cases.json", import.meta.url)));
 

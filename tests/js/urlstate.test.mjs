@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { params, plainNumber, withQuery } from "../../site_src/roofline/plot/js/urlstate.mjs";
+import { params, plainNumber, withQuery } from "../../site_src/roofline/render/js/urlstate.mjs";
 
 test("params: decoded pairs; no key, a malformed escape or no '=' is skipped", () => {
   assert.deepEqual(params("?a=1&b=x+y&=z&c&d=%E0%A4%A&e=%2F"), { a: "1", b: "x y", e: "/" });

@@ -6,9 +6,9 @@ Needs only numpy. torch is imported only for `device="cuda"`, and only if instal
 
 from __future__ import annotations
 
-from .plan import PLANS, Plan
-from .runner import measure
-from .schema import FORMAT, SCHEMA_PATH, SCHEMA_VERSION, load, validate
+from roofline.measure.plan import PLANS, Plan
+from roofline.measure.runner import measure
+from roofline.measure.schema import FORMAT, SCHEMA_PATH, SCHEMA_VERSION, load, validate
 
 __all__ = ["FORMAT", "PLANS", "Plan", "SCHEMA_PATH", "SCHEMA_VERSION", "load", "measure",
            "validate"]

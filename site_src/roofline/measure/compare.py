@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..maths import bound, ridge, time_lower_bound
+from roofline.model.maths import bound, ridge, time_lower_bound
 
 
 def memory_bandwidth(doc: dict) -> float:

@@ -1,7 +1,7 @@
 """The CPU measurements, in numpy: STREAM-style bandwidth, matmul FLOP/s, and the lesson's ops.
 
 Bytes follow two counts. `bytes` is the model's: STREAM's convention for the kernels (each
-array read or written once) and roofline.ops' cost functions for the ops, so a measured op
+array read or written once) and roofline.model.ops' cost functions for the ops, so a measured op
 lands on the chart exactly where the lesson's model puts it. `implementation_bytes` is what
 these numpy lines actually stream: numpy runs one pass per ufunc and cannot fuse, so a
 softmax reads and writes its rows several times. The ratio of the two explains most of the
@@ -18,9 +18,9 @@ from typing import Callable
 
 import numpy as np
 
-from .. import ops as costs
-from ..ops import default_zoo
-from .plan import Plan
+from roofline.model import ops as costs
+from roofline.model.ops import default_zoo
+from roofline.measure.plan import Plan
 
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 PRECISION = {F64: "fp64", F32: "fp32"}

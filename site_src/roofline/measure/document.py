@@ -6,8 +6,8 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Callable
 
-from .plan import Plan
-from .schema import FORMAT, SCHEMA_VERSION
+from roofline.measure.plan import Plan
+from roofline.measure.schema import FORMAT, SCHEMA_VERSION
 
 
 def _finish(group: str, record: dict, timing: dict) -> dict:

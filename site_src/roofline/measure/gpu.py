@@ -9,12 +9,12 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Callable
 
-from .. import ops as costs
-from ..errors import RooflineError
-from ..ops import default_zoo
-from . import machine
-from .plan import Plan
-from .timing import Progress, time_call
+from roofline.model import ops as costs
+from roofline.errors import RooflineError
+from roofline.model.ops import default_zoo
+from roofline.measure import machine
+from roofline.measure.plan import Plan
+from roofline.measure.timing import Progress, time_call
 
 MiB = 1024 * 1024
 LABELS = {"rmsnorm": "RMSNorm", "softmax": "Softmax", "gelu": "GELU", "bias_add": "Bias add",
@@ -56,8 +56,8 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
                             field="device")
     import torch
 
-    from .document import document
-    from .schema import validate
+    from roofline.measure.document import document
+    from roofline.measure.schema import validate
 
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(0)
@@ -110,7 +110,7 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
             "flops": op.flops, "bytes": op.bytes, "implementation_bytes": None,
             "implementation": how}))
 
-    from .document import _finish
+    from roofline.measure.document import _finish
     results: dict[str, list[dict]] = {"stream": [], "matmul": [], "ops": []}
     bar = Progress(len(kernels), enabled=progress)
     for group, text, make, record in kernels:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .timing import Method
+from roofline.measure.timing import Method
 
 KiB, MiB = 1024, 1024 * 1024
 

@@ -6,13 +6,13 @@ import datetime as _dt
 import gc
 from typing import Callable
 
-from . import cpu, machine
+from roofline.measure import cpu, machine
 # The document's assembly is shared with gpu.py (which runner imports lazily): in its own
 # module, so neither imports the other. ceilings stays importable from here.
-from .document import _finish, ceilings, document  # noqa: F401
-from .plan import PLANS, Plan
-from .schema import validate
-from .timing import Progress, time_call
+from roofline.measure.document import _finish, ceilings, document
+from roofline.measure.plan import PLANS, Plan
+from roofline.measure.schema import validate
+from roofline.measure.timing import Progress, time_call
 
 
 def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None = None,
@@ -20,7 +20,7 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
     """Measure this machine; returns a validated measurement document."""
     plan = PLANS[plan] if isinstance(plan, str) else plan
     if device == "cuda":
-        from . import gpu
+        from roofline.measure import gpu
         return gpu.measure(plan, label=label, progress=progress, now=now)
     found, _ = machine.caches()
     sizes = machine.cache_sizes(found)
@@ -45,6 +45,6 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
                "Elementwise ops run on one thread (numpy ufuncs); matmul, GEMV and GEMM run on "
                "every thread the BLAS uses; STREAM past the last-level cache runs on one thread "
                "and on every usable core.",
-               "bytes: the model's count (STREAM convention; roofline.ops cost functions). "
+               "bytes: the model's count (STREAM convention; roofline.model.ops cost functions). "
                "implementation_bytes: what the numpy code streams, one pass per ufunc."]),
         where="measurement just taken")

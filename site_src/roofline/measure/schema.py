@@ -1,5 +1,5 @@
 """The measurement file format: one JSON Schema file (data/measurement-schema.json) read by a
-small checker here and by its twin in plot/js/measure.mjs, so Python and the browser reject
+small checker here and by its twin in widgets/measurement/measure.mjs, so Python and the browser reject
 the same files with the same field paths. Only the keywords that file uses are understood; an
 unknown keyword is a bug in the schema, not in the measurement, and raises at once."""
 
@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import _toml
-from .._toml import DATA_DIR
-from ..errors import RooflineError
+from roofline.model import datafile as _toml
+from roofline.model.datafile import DATA_DIR
+from roofline.errors import RooflineError
 
 SCHEMA_PATH = DATA_DIR / "measurement-schema.json"
 FORMAT = "roofline-measurement"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from .. import fmt
-from ..catalog import Accelerator, Catalog
-from ..maths import OpPoint
-from .table import Column, Table
+from roofline import fmt
+from roofline.model.catalog import Accelerator, Catalog
+from roofline.model.maths import OpPoint
+from roofline.render.table import Column, Table
 
 PRECISION_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp8", "fp4")
 

@@ -1,5 +1,5 @@
 """Widget settings: one frozen dataclass per widget kind, no bokeh (see widgets/base.py)."""
 
-from .base import DEFAULT_HARDWARE, DEFAULT_PRECISION, Option, WidgetSettings
+from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION, Option, WidgetSettings
 
 __all__ = ["DEFAULT_HARDWARE", "DEFAULT_PRECISION", "Option", "WidgetSettings"]

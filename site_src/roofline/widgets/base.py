@@ -17,7 +17,7 @@ It holds, and is the only place that holds:
 - the data payload: `payload()`, JSON-able, what the browser draws from (no bokeh objects).
 
 The Bokeh side (roofline/plot/) takes a validated settings object and returns HTML; it never
-re-validates or re-defaults. roofline.fences.WIDGETS maps a kind to its settings class and its
+re-validates or re-defaults. roofline.hosts.fences.WIDGETS maps a kind to its settings class and its
 renderer, and `render_widget(kind, options, where=...)` is the one door for every host: it turns
 ANY exception (ours, Bokeh's, a KeyError) into one WidgetOptionError naming where and the option.
 
@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from ..errors import RooflineError, WidgetOptionError
+from roofline.errors import RooflineError, WidgetOptionError
 
 DEFAULT_HARDWARE = "h100-sxm"
 """The lesson's chip: the default of every widget, CLI command and table that needs one."""

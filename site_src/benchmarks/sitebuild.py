@@ -1,0 +1,216 @@
+"""Sites for the benchmarks (`python -m benchmarks.bench`): build ours, a bare Material build of
+the same Markdown, or a past commit's; serve one over loopback gzipping like a static host;
+time `mkdocs serve` rebuilds and `roofline measure --quick`; weigh what a page loads."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "1764633600"}
+LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def build_site(config: Path, dest: Path, cwd: Path) -> float:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config),
+                           "-d", str(dest)], cwd=cwd, env=ENV, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
+    return time.perf_counter() - t
+
+
+def bare_config(work: Path) -> Path:
+    """The same docs and theme without our plugin, hooks or generated content."""
+    shutil.copytree(ROOT / "docs", work / "docs")
+    if (ROOT / "overrides").is_dir():  # the theme's custom_dir (a template, no build work)
+        shutil.copytree(ROOT / "overrides", work / "overrides")
+    text = (ROOT / "mkdocs.yml").read_text()
+    lines = []
+    skip_block = False
+    for line in text.splitlines():
+        if re.match(r"^hooks:", line):
+            skip_block = True
+            continue
+        if skip_block and line.startswith((" ", "-")):
+            continue
+        skip_block = False
+        if re.match(r"^\s*-\s*roofline\s*$", line) or re.match(r"^\s*-\s*roofline:", line):
+            continue
+        lines.append(line)
+    text = "\n".join(lines).replace("strict: true", "strict: false")
+    text = re.sub(r"^watch:.*?(?=^\S)", "", text, flags=re.S | re.M)
+    (work / "mkdocs.yml").write_text(text)
+    return work / "mkdocs.yml"
+
+
+def bench_build(runs: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        bare = bare_config(tmp / "bare")
+        ours = [build_site(ROOT / "mkdocs.yml", tmp / f"ours{i}", ROOT) for i in range(runs)]
+        plain = [build_site(bare, tmp / f"bare{i}", tmp / "bare") for i in range(runs)]
+    return {"ours_s": median(ours), "bare_s": median(plain),
+            "ratio": median(ours) / median(plain), "runs": runs}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def bench_serve(edits: int) -> dict:
+    """Edit a page under `mkdocs serve` and time until the served page carries the edit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "proj"
+        shutil.copytree(ROOT, work, ignore=shutil.ignore_patterns(
+            "node_modules", ".git", "site", "test-output", "*.egg-info", "__pycache__"))
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a",
+                                 f"127.0.0.1:{port}", "-q"],
+                                cwd=work, env=ENV, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            wait_for(lambda: http_get(url) is not None, 120)
+            page = work / "docs" / "index.md"
+            times = []
+            for i in range(edits):
+                marker = f"bench-edit-{i}-{time.time_ns()}"
+                page.write_text(page.read_text() + f"\n\n{marker}\n")
+                t = time.perf_counter()
+                wait_for(lambda: marker in (http_get(url) or ""), 120)
+                times.append(time.perf_counter() - t)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    return {"median_s": median(times), "max_s": max(times), "edits": edits}
+
+
+def http_get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode("utf-8", "replace")
+    except Exception:
+        return None
+
+
+def wait_for(cond, timeout: float) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise SystemExit("timed out waiting")
+
+
+COMPRESSIBLE = {".html", ".js", ".css", ".json", ".svg", ".xml", ".txt", ".csv"}
+
+
+def serve_site(site: Path):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        """Serves gzip to clients that accept it, as any static host does: page weights and
+        Lighthouse then see what a reader downloads, not the raw bytes."""
+
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            path = Path(self.translate_path(self.path))
+            if path.is_dir():
+                path = path / "index.html"
+            accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+            if not (accepts and path.is_file() and path.suffix in COMPRESSIBLE):
+                return super().do_GET()
+            body = gzip.compress(path.read_bytes(), 6, mtime=0)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+
+def sizes(site: Path, paths: set[str]) -> tuple[int, int]:
+    raw = gz = 0
+    for rel in paths:
+        data = (site / rel).read_bytes()
+        raw += len(data)
+        gz += len(gzip.compress(data, 9, mtime=0))
+    return raw, gz
+
+
+def weights(browser, base: str, site: Path) -> dict:
+    """Page weight: what loads before scrolling, then after the plot has loaded."""
+    out: dict = {}
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    seen: list[str] = []
+    page.on("requestfinished", lambda r: seen.append(r.url))
+    page.goto(base + LESSON)
+    page.wait_for_load_state("networkidle")
+    first = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
+    page.evaluate("document.querySelector('.roofline-block').scrollIntoView()")
+    page.wait_for_selector(".roofline-block[data-roofline-state=ready]", timeout=30000)
+    page.wait_for_load_state("networkidle")
+    full = {u[len(base):].split("#")[0].split("?")[0] for u in seen if u.startswith(base)}
+    first = {p if p else "index.html" for p in first}
+    full = {p if p else "index.html" for p in full}
+    out["first_view"] = dict(zip(("raw", "gzip"), sizes(site, first)), files=len(first))
+    out["full"] = dict(zip(("raw", "gzip"), sizes(site, full)), files=len(full))
+    out["full_files"] = sorted(full)
+    out["first_files"] = sorted(first)
+    page.close()
+    return out
+
+
+def build_rev(rev: str, work: Path, dest: Path) -> None:
+    """Build the site as commit `rev` had it (its package, hooks and docs), for a baseline."""
+    src = work / "src"
+    src.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    env = {**ENV, "PYTHONPATH": str(src / "site_src")}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(dest)],
+                          cwd=src, env=env, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"baseline build failed: {proc.stderr[-2000:]}")
+
+
+def bench_measure_quick(runs: int) -> dict:
+    """Wall time of `roofline measure --quick` (issue: under a minute on two cores)."""
+    times = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(runs):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "roofline", "measure", "--quick", "--no-progress",
+                            "--out", str(Path(tmp) / "m.json")], check=True, capture_output=True)
+            times.append(time.perf_counter() - t)
+    return {"median_s": median(times), "max_s": max(times), "runs": runs}

@@ -1,3 +1,0 @@
-"""CLI subcommands: each module has `add_parser(subparsers)` and `run(args) -> int`."""
-
-COMMANDS = ("hardware", "ops", "budget", "measure", "plot", "export")

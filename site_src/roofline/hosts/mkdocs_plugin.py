@@ -1,0 +1,111 @@
+"""The `roofline` MkDocs plugin: `plugins: [search, roofline]` and a ```roofline fence works.
+
+It registers every fence of roofline.hosts.fences.FENCES with pymdownx.superfences, ships the BokehJS
+bundles and the loader into the built site (no CDN), and tells the fences which page they are
+on so a bad fence fails the build naming the page and line.
+"""
+
+from __future__ import annotations
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from mkdocs.utils import get_relative_url
+
+from roofline.hosts import buildcache, fences, host_check
+from roofline.render import assets, blockstyle
+
+SUPERFENCES = "pymdownx.superfences"
+_ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
+
+
+class RooflineConfig(Config):
+    assets_dir = config_options.Type(str, default=assets.ASSET_DIR)
+
+
+class RooflinePlugin(BasePlugin[RooflineConfig]):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if SUPERFENCES not in config.markdown_extensions:
+            config.markdown_extensions.append(SUPERFENCES)
+        mdx = config.mdx_configs.setdefault(SUPERFENCES, {})
+        custom = mdx.setdefault("custom_fences", [])
+        # Keep the site's own entries; ours replace any of the same name (no duplicates on
+        # `mkdocs serve` rebuilds, which call on_config again on the same config).
+        ours = fences.custom_fences()
+        names = {f["name"] for f in ours}
+        custom[:] = [f for f in custom if f.get("name") not in names] + ours
+        loader = f"{self.config.assets_dir}/{assets.loader_name()}"
+        if loader not in [str(s) for s in config.extra_javascript]:
+            config.extra_javascript.append(loader)
+        host_check.warn_outside_assets(config)  # one warning if the host loads web fonts etc.
+        # Widget HTML is cached on disk beside mkdocs.yml: a warm build never imports bokeh.
+        self.root = Path(config.config_file_path or ".").resolve().parent
+        buildcache.configure(self.root / buildcache.DEFAULT_DIR)
+        return config
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        base = self.config.assets_dir
+        for asset in assets.bokeh_assets():
+            files.append(File.generated(config, f"{base}/{asset.name}",
+                                        abs_src_path=str(asset.path)))
+        files.append(File.generated(config, f"{base}/{assets.loader_name()}",
+                                    content=assets.loader_source()))
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig,
+                         files: Files) -> str:
+        # The fences run inside this page's Markdown conversion, right after this event.
+        # Errors name the page as a path from the project root (docs/index.md:7), which an
+        # editor or terminal opens as is.
+        fences.PAGE.set((self._display_path(page), markdown))
+        return markdown
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig,
+                        files: Files) -> str:
+        fences.PAGE.set(None)
+        return html
+
+    def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
+        """Pages with a plot: the loader starts from <head> (async: it finds the blocks as the
+        page parses, without waiting for the theme's scripts), and each plot's JSON moves out
+        of the HTML into a hashed script file the loader fetches when the plot nears view."""
+        if 'class="roofline-item"' not in output:
+            return output
+        base = self.config.assets_dir
+        site = Path(config.site_dir)
+
+        def move(m: re.Match) -> str:
+            text = m.group(1)
+            key = hashlib.sha256(text.encode()).hexdigest()[:16]
+            name = f"{base}/items/{key}.js"
+            path = site / name
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text("(self.rooflineItems=self.rooflineItems||{})"
+                                f'["{key}"]={text};\n', encoding="utf-8")
+            src = get_relative_url(name, page.url)
+            return (f'<script type="application/json" class="roofline-item" '
+                    f'data-roofline-item="{key}" data-src="{src}"></script>')
+
+        output = blockstyle.hoist_styles(_ITEM.sub(move, output))
+        loader = get_relative_url(f"{base}/{assets.loader_name()}", page.url)
+        return output.replace("</head>", f'<script async src="{loader}"></script>\n</head>', 1)
+
+    def _display_path(self, page: Page) -> str:
+        src = page.file.abs_src_path
+        root = getattr(self, "root", None)
+        if src and root is not None:
+            try:
+                return Path(os.path.relpath(src, root)).as_posix()
+            except ValueError:  # another drive (Windows)
+                pass
+        return page.file.src_uri

@@ -1,0 +1,108 @@
+"""Turn any Bokeh layout into an HTML block that the roofline loader brings to life.
+
+    from roofline.render.embed import block
+    html = block(layout, height_px=640, label="Time budget of one training step")
+
+The block is one `<div class="roofline-block">` holding
+- the layout as an inline `json_item` in `<script type="application/json">` (no fetch, so it works
+  from file://; inline, so the page is one request),
+- an empty `.roofline-target` the loader embeds into, with `min-height` reserving the plot's
+  height so nothing below it shifts when BokehJS arrives,
+- a `<noscript>` line for readers without JavaScript.
+
+BokehJS (core + widgets) is loaded lazily by `roofline-loader.*.js` when the block comes near the
+viewport; the loader must be on the page: the MkDocs plugin adds it to every page, `page()` below
+adds it for standalone files. The loader also re-colours every Figure/axis/grid/title/legend for
+Material's dark scheme, and any model whose `tags` include "ink" (or "ink-muted") gets the page's
+foreground (or muted) colour as its `text_color`/`line_color`.
+
+Output is deterministic: Bokeh's model ids are renumbered from p1000 in order of appearance, so
+the same layout gives byte-identical HTML in any process.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from bokeh.embed import json_item
+from bokeh.model import Model
+
+from roofline.render import assets
+from roofline.render.blockstyle import NOSCRIPT_STYLE as _NOSCRIPT_STYLE
+from roofline.render.blockstyle import STATIC_STYLE as _STATIC_STYLE
+
+_ID = re.compile(r'"id":"(p\d+)"')
+_REF = re.compile(r'"(p\d+)"')
+
+
+def item_json(layout: Model) -> str:
+    """The layout as json_item text with stable ids, safe to put inside a <script> element."""
+    text = json.dumps(json_item(layout), separators=(",", ":"), ensure_ascii=False)
+    mapping: dict[str, str] = {}
+    for found in _ID.finditer(text):
+        mapping.setdefault(found.group(1), f"p{1000 + len(mapping)}")
+    text = _REF.sub(lambda m: f'"{mapping.get(m.group(1), m.group(1))}"', text)
+    # "</script" or "<!--" inside a string would end or confuse the script element.
+    return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+
+
+def block(layout: Model, *, height_px: int, label: str, caption: str = "",
+          static: str = "") -> str:
+    """HTML for one interactive Bokeh layout (see the module docstring for what it contains).
+
+    `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
+    accessible name of the figure region; `caption` (plain text) is shown under it if given;
+    `static` (an inline <svg>, see plot/svg.py) is the first frame shown until the live plot
+    is ready, on paper and without JavaScript.
+    """
+    if height_px <= 0:
+        raise ValueError(f"height_px must be positive, got {height_px!r}")
+    parts = [
+        f'<div class="roofline-block" role="figure" aria-label="{html.escape(label)}">',
+        f'<div class="roofline-target" style="min-height:{int(height_px)}px"></div>',
+    ]
+    if static:
+        parts += [_STATIC_STYLE,
+                  f'<div class="roofline-static">{static}</div>']
+    parts += [
+        f'<script type="application/json" class="roofline-item">{item_json(layout)}</script>',
+        '<noscript><p>This interactive plot needs JavaScript.</p>'
+        + (_NOSCRIPT_STYLE if static else "") + "</noscript>",
+    ]
+    if caption:
+        parts.append(f'<p class="roofline-caption">{html.escape(caption)}</p>')
+    parts.append("</div>")
+    return "\n".join(parts)
+
+
+def page(body: str, *, title: str, script_src: str | None = None) -> str:
+    """A minimal standalone HTML page around one or more blocks.
+
+    With `script_src` (e.g. "roofline/roofline-loader.abc.js") the page loads the loader, which
+    loads BokehJS from the same folder; without it BokehJS and the loader are inlined, making
+    one self-contained file that works opened straight from disk.
+    """
+    scripts = (f'<script src="{html.escape(script_src)}"></script>' if script_src
+               else assets.inline_scripts())
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+:root {{ color-scheme: light dark; }}
+body {{ font-family: system-ui, sans-serif; margin: 0 auto; padding: 12px; max-width: 1100px; }}
+@media (prefers-color-scheme: dark) {{ body {{ background: #1e2029; color: #e2e4e9; }} }}
+</style>
+</head>
+<body>
+<main>
+{body}
+</main>
+{scripts}
+</body>
+</html>
+"""

@@ -1,0 +1,56 @@
+"""Our ES modules as one inline script: a page (or a BokehJS blob module) cannot import a
+sibling file from file://, so the files are joined in order and their `import` lines dropped.
+Node's tests import the very same files, imports and all."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_IMPORT = re.compile(r'^import\s+\{[^}]*\}\s+from\s+"(\.{1,2}/[\w./-]+\.mjs)";\s*$')
+
+
+def join(*paths: Path) -> str:
+    """The modules' text in order, without their `import … from "./x.mjs"` lines (each import
+    must name a file that comes earlier in `paths`)."""
+    return "\n".join("\n".join(line for line in p.read_text(encoding="utf-8").splitlines()
+                               if not line.startswith("import ")) for p in paths)
+
+
+def imports(path: Path) -> list[Path]:
+    """The modules of ours `path` imports, in its order. Only one-line named imports by a
+    relative path (`import { a, b } from "./x.mjs";`, or "../../render/js/x.mjs" from a widget's
+    folder) can be joined: any other import is an error naming the file and line, so nothing
+    is silently dropped from a page."""
+    found = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.startswith("import"):
+            continue
+        m = _IMPORT.match(line)
+        if not m:
+            raise ValueError(f"{path.name}:{n}: only `import {{ … }} from \"./x.mjs\";` on one "
+                             f"line can be joined, got {line.strip()!r}")
+        dep = (path.parent / m.group(1)).resolve()
+        if not dep.is_file():
+            raise ValueError(f"{path.name}:{n}: imports {m.group(1)}, which does not exist")
+        found.append(dep)
+    return found
+
+
+def bundle(entry: Path) -> str:
+    """`entry` and every module it imports (transitively), each once, dependencies first, as
+    one module's text (join()). The callbacks BokehJS runs and the inlined page scripts are
+    built this way, so each gets format.mjs's one copy of the formatting."""
+    order: list[Path] = []
+    seen: set[Path] = set()
+
+    def visit(path: Path) -> None:
+        if path in seen:  # done, or in progress (a cycle: function declarations are hoisted)
+            return
+        seen.add(path)
+        for dep in imports(path):
+            visit(dep)
+        order.append(path)
+
+    visit(entry)
+    return join(*order)

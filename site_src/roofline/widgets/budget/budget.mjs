@@ -1,0 +1,198 @@
+// "Where the 50 % goes": the budget widget's one callback, its URL state and widget clamps.
+// Python (roofline.widgets.budget.layout) precomputes every model/phase/batch × fusion set; this file
+// selects one and draws it, with the arithmetic and texts of budget_view.mjs. The named exports
+// are checked by `node --test tests/js/` (budget.test.mjs, hostile_urls.test.mjs).
+// No Bokeh global: plot/budget.py bundles format.mjs, budget_view.mjs and this file into the one
+// blob module BokehJS runs, dropping the import lines (node reads them as they are).
+
+import { seconds, sig } from "../../render/js/format.mjs";
+import { budgetView, maskOf, readoutText, waterfallBars, waterfallText } from "./budget_view.mjs";
+import { params, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
+import { setMarkup } from "../../render/js/markup.mjs";
+
+// ---------------------------------------------------------------- URL state (untrusted input)
+
+// A plain decimal number clamped into [lo, hi]; anything else is null (ignored).
+export function clampNumber(value, lo, hi) {
+  const x = plainNumber(value);
+  return x !== null && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : null;
+}
+
+const KEYS = ["model", "phase", "batch", "fuse", "eff", "launch", "dp", "overlap", "zero", "rec"];
+
+// State from ?query and #hash (the hash wins): known ids only, numbers clamped to limits.
+// known = {models: [...], phases: [...], batches: {phase: [...]}, fusions: [...], limits}.
+export function parseState(search, hash, known) {
+  const raw = Object.assign(params(search), params(hash));
+  const st = {};
+  if (known.models.includes(raw.model)) st.model = raw.model;
+  if (known.phases.includes(raw.phase)) st.phase = raw.phase;
+  if (typeof raw.batch === "string" && /^[0-9]+$/.test(raw.batch)) st.batch = Number(raw.batch);
+  if (typeof raw.fuse === "string") {
+    st.fuse = raw.fuse.split(",").filter((f) => known.fusions.includes(f));
+  }
+  const L = known.limits;
+  const eff = clampNumber(raw.eff, L.efficiency[0], L.efficiency[1]);
+  if (eff !== null) st.eff = eff;
+  const launch = clampNumber(raw.launch, L.launch_us[0], L.launch_us[1]);
+  if (launch !== null) st.launch = launch;
+  const dp = clampNumber(raw.dp, L.dp[0], L.dp[1]);
+  if (dp !== null) st.dp = Math.round(dp);
+  const overlap = clampNumber(raw.overlap, L.overlap[0], L.overlap[1]);
+  if (overlap !== null) st.overlap = overlap;
+  if (["0", "1", "2", "3"].includes(raw.zero)) st.zero = Number(raw.zero);
+  if (["none", "selective", "full"].includes(raw.rec)) st.rec = raw.rec;
+  return st;
+}
+
+// The query string for a state, keeping the page's unrelated parameters.
+export function stateQuery(search, st) {
+  const pairs = [["model", st.model], ["phase", st.phase], ["batch", String(st.batch)],
+                 ["fuse", st.fuse.join(",")], ["eff", String(sig(st.eff, 4))],
+                 ["launch", String(sig(st.launch, 4))], ["dp", String(st.dp)],
+                 ["overlap", String(sig(st.overlap, 4))]];
+  if (st.zero !== undefined) pairs.push(["zero", String(st.zero)], ["rec", st.rec]);
+  return withQuery(search, KEYS, pairs);
+}
+
+// ---------------------------------------------------------------- the callback
+
+let busy = false;
+function writeURL(st) { writeURLSoon((search) => stateQuery(search, st)); }
+
+// The option closest to x on a log scale (the data-parallel degrees are powers of two).
+export function nearestOption(options, x) {
+  let best = options[0];
+  for (const o of options) {
+    if (Math.abs(Math.log(o / x)) < Math.abs(Math.log(best / x))) best = o;
+  }
+  return best;
+}
+
+function clampWidget(w, lo, hi, integer) {
+  let x = Number(w.value);
+  if (!Number.isFinite(x)) x = lo;
+  x = Math.min(hi, Math.max(lo, integer ? Math.round(x) : x));
+  if (x !== w.value) w.value = x;
+  return x;
+}
+
+// The page's loader recolours numeric axes for dark mode; the category axes are ours.
+function isDark() {
+  const scheme = document.body && document.body.getAttribute("data-md-color-scheme");
+  if (scheme) return scheme === "slate";
+  return !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
+}
+
+function themeAxes(axes) {
+  const dark = isDark();
+  const ink = dark ? "#e2e4e9" : "#1f2328";
+  const muted = dark ? "#a4a9b6" : "#57606a";
+  for (const ax of axes) {
+    ax.setv({ major_label_text_color: ink, axis_line_color: muted, major_tick_line_color: muted });
+  }
+}
+
+function watchTheme(axes) {
+  if (typeof document === "undefined" || !axes || !axes.length) return;
+  themeAxes(axes);
+  if (document.body && typeof MutationObserver !== "undefined") {
+    new MutationObserver(() => themeAxes(axes))
+      .observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+  }
+  if (window.matchMedia) {
+    const mq = window.matchMedia("(prefers-color-scheme: dark)");
+    if (mq.addEventListener) mq.addEventListener("change", () => themeAxes(axes));
+  }
+}
+
+export default function (args, obj, data, context) {
+  if (busy) return; // our own widget updates below re-enter; one pass does everything
+  busy = true;
+  try {
+    update(args, obj, context && context.index);
+  } finally {
+    busy = false;
+  }
+}
+
+function update(args, obj, index) {
+  const P = args.payload;
+  const { model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute } = args;
+  const widgets = [model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute];
+  const user = widgets.includes(obj);
+  const L = P.limits;
+
+  if (!user && typeof window !== "undefined") watchTheme(args.axes);
+  if (!user && P.url && typeof window !== "undefined") {
+    const st = parseState(window.location.search, window.location.hash, {
+      models: Object.keys(P.models), phases: P.phases, fusions: P.fusions, limits: L });
+    if (st.model) model.value = st.model;
+    if (st.phase) phase.value = st.phase;
+    if (st.batch !== undefined && P.batches[phase.value].includes(st.batch)) {
+      batch.value = String(st.batch);
+    }
+    if (st.fuse) fusions.active = st.fuse.map((f) => P.fusions.indexOf(f));
+    if (st.eff !== undefined) efficiency.value = st.eff;
+    if (st.launch !== undefined) launch.value = st.launch;
+    if (st.dp !== undefined) dp.value = String(nearestOption(P.dp_options, st.dp));
+    if (st.overlap !== undefined) overlap.value = st.overlap;
+    if (st.zero !== undefined) zero.value = String(st.zero);
+    if (st.rec !== undefined) recompute.value = st.rec;
+  }
+
+  const ph = P.phases.includes(phase.value) ? phase.value : "train";
+  const options = P.batches[ph].map(String);
+  if (JSON.stringify(batch.options) !== JSON.stringify(options)) batch.options = options;
+  if (!options.includes(batch.value)) batch.value = options[Math.min(1, options.length - 1)];
+  batch.title = `Batch (× ${P.seq[ph].toLocaleString("en-US")} tokens)`;
+  for (const w of [dp, overlap, zero, recompute]) w.disabled = ph !== "train";
+
+  const mask = maskOf(fusions.active);
+  const st = {
+    model: model.value, phase: ph, batch: Number(batch.value), mask,
+    efficiency: clampWidget(efficiency, L.efficiency[0], L.efficiency[1], false),
+    launch_s: clampWidget(launch, L.launch_us[0], L.launch_us[1], false) * 1e-6,
+    dp: P.dp_options.includes(Number(dp.value)) ? Number(dp.value) : P.dp_options[0],
+    overlap: clampWidget(overlap, L.overlap[0], L.overlap[1], false),
+    zero: P.zero.includes(Number(zero.value)) ? Number(zero.value) : 0,
+    recompute: P.recompute.includes(recompute.value) ? recompute.value : "none",
+  };
+  const key = `${model.value}|${ph}|${batch.value}`;
+  const row = P.combos[key];
+  if (!row || !P.models[model.value]) return;
+  const e = row[mask];
+  const base = row[0];
+  const v = budgetView(P, e, st);
+
+  args.waterfall.data = waterfallBars(v, P.rows, P.labels);
+  // A step that does not fit in memory shows no time.
+  const ms = e.classes.map((t) => (v.fits ? t * 1e3 : 0));
+  const ghost = base.classes.map((t) => (v.fits ? t * 1e3 : 0));
+  args.classes.data = {
+    cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
+    tx: ms.map((x, i) => Math.max(x, ghost[i])),
+    text: e.classes.map((t) => (t && v.fits ? seconds(t) : "—")),
+  };
+  const right = e.x.map((x) => x > P.peak / P.bw);
+  args.points.data = {
+    x: e.x, y: e.x.map((x) => Math.min(P.peak, x * P.bw) / 1e12), dy: e.dy, text: P.ops,
+    color: P.op_classes.map((c) => P.colors[c]),
+    align: right.map((r) => (r ? "right" : "left")), dx: right.map((r) => (r ? -7 : 7)),
+  };
+  // A step that does not fit says so over its empty plots (titles as [does not fit, fits]).
+  (args.titles || []).forEach((t, i) => {
+    const text = args.title_text[i][v.fits ? 1 : 0];
+    if (t.text !== text) t.text = text;
+  });
+  // In the views' DOM, not by a re-layout of the whole root (markup.mjs).
+  setMarkup(index, args.readout, { text: readoutText(P, e, v, model.value, ph, batch.value) });
+  setMarkup(index, args.wf_text, { text: waterfallText(v, P.labels) });
+
+  if (user && P.url) {
+    writeURL({ model: model.value, phase: ph, batch: Number(batch.value),
+               fuse: fusions.active.slice().sort().map((i) => P.fusions[i]),
+               eff: st.efficiency, launch: st.launch_s * 1e6, dp: st.dp, overlap: st.overlap,
+               zero: st.zero, rec: st.recompute });
+  }
+}

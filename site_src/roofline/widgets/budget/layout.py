@@ -1,0 +1,315 @@
+""""Where the 50 % goes": the step time budget as an interactive Bokeh layout.
+
+The settings, the embedded data and the arithmetic the page's JavaScript mirrors live in the
+bokeh-free roofline.widgets.budget.payload; widgets/budget/budget.mjs selects one precomputed budget, adds the
+overheads the roofline cannot see and checks memory, the same arithmetic as roofline.model.budget and
+roofline.model.memory, checked against tests/cases/budget_cases.json. The static tables are in
+plot/budget_tables.py.
+
+Bokeh model names (for a host page or a test): `budget-model`, `budget-phase`, `budget-batch`,
+`budget-fusions` (CheckboxGroup, bit i = roofline.model.budget.FUSIONS[i]), `budget-efficiency`,
+`budget-launch` (µs), `budget-dp`, `budget-overlap`, `budget-zero`, `budget-recompute`,
+`budget-readout`, `budget-waterfall-text`, figures `budget-classes`, `budget-waterfall`,
+`budget-roofline`, sources `budget-class-bars`, `budget-waterfall-bars`, `budget-points`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bokeh.document import Document
+from bokeh.layouts import column, row
+from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, FactorRange,
+                          InlineStyleSheet, LabelSet, NumeralTickFormatter, Range1d, Select,
+                          Slider)
+from bokeh.plotting import figure as bokeh_figure
+
+from roofline import fmt
+from roofline.model.budget import CLASSES, FUSION_LABELS, FUSIONS, Assumptions
+from roofline.widgets.budget.payload import (BATCHES, CLASS_COLORS, CONTROLS_HEIGHT_PX,
+    DP_OPTIONS, LIMITS, SEQ, WATERFALL_END, WATERFALL_ROWS, WATERFALL_SHORT, cases, fusions_of,
+    mask_of, payload, readout_text, view, waterfall_bars, waterfall_text, write_cases)
+from roofline.model.catalog import Catalog
+from roofline.errors import RooflineError
+from roofline.model.memory import RECOMPUTE, ZERO_STAGES
+from roofline.widgets.budget.settings import BudgetSettings
+from roofline.widgets.budget.tables import ceilings_table, summary_table
+from roofline.render import jsmodule
+from roofline.render.blockstyle import CONTROL_CSS
+
+JS = Path(__file__).parent / "budget.mjs"
+LABELS_JS = JS.with_name("budget_labels.mjs")
+X_RANGE = (0.1, 10_000.0)
+BOUND_COLOR = "#2f7fd8"
+Options = BudgetSettings  # the older name of the settings object
+# Plot titles as [does not fit, fits]: a step that does not fit says so over its empty plots.
+TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of peak to MFU"],
+          "classes": ["Does not fit in memory: no step time",
+                      "Where the step's time goes, by op class"]}
+
+_WIDGET_CSS_TEXT = CONTROL_CSS + """
+/* Touch targets of at least 24 x 24 px (WCAG 2.5.8): each fusion's whole row is its label. */
+.bk-input-group label { display: flex; align-items: center; min-height: 28px; gap: 6px; }
+.bk-input-group input[type=checkbox] { width: 18px; height: 18px; margin: 0; flex: none; }
+"""
+
+
+# ---------------------------------------------------------------- the layout
+
+def figure(*, model: str = "llama-2-7b", phase: str = "train", batch: int = 4,
+           fusions: list[str] | tuple[str, ...] = (), hardware: str = "h100-sxm",
+           precision: str = "bf16", height: int = 300, url_state: bool = True,
+           zero: int = 0, recompute: str = "none", catalog: Catalog | None = None):
+    """The interactive budget as a Bokeh layout (`bokeh.io.show(figure())` works)."""
+    opts = BudgetSettings(model, phase, batch, tuple(fusions), hardware, precision, height,
+                          url_state, zero, recompute)
+    opts.check()
+    return _build(opts, opts.payload())
+
+
+def _build(opts: Options, data: dict):
+    # Style sheets are models too: a fresh one per layout, as a model joins only one document.
+    css = InlineStyleSheet(css=_WIDGET_CSS_TEXT)
+    defaults = Assumptions()
+    key = f"{opts.model}|{opts.phase}|{opts.batch}"
+    mask = mask_of(opts.fusions)
+    e, base = data["combos"][key][mask], data["combos"][key][0]
+    v = view(data, e, {"model": opts.model, "phase": opts.phase, "batch": opts.batch,
+                       "mask": mask, "efficiency": defaults.kernel_efficiency,
+                       "launch_s": defaults.launch_overhead_s, "dp": defaults.dp_degree,
+                       "overlap": defaults.overlap_fraction, "zero": opts.zero_stage,
+                       "recompute": opts.recompute})
+
+    model = Select(name="budget-model", title="Model", value=opts.model,
+                   options=[(k, m["name"]) for k, m in data["models"].items()], width=170,
+                   stylesheets=[css])
+    phase = Select(name="budget-phase", title="Phase", value=opts.phase,
+                   options=[("train", "training step"), ("prefill", "prefill"),
+                            ("decode", "decode (one token)")], width=170,
+                   stylesheets=[css])
+    batch = Select(name="budget-batch", title=f"Batch (× {SEQ[opts.phase]:,} tokens)",
+                   value=str(opts.batch), options=[str(b) for b in BATCHES[opts.phase]],
+                   width=170, stylesheets=[css])
+    fusion_box = CheckboxGroup(name="budget-fusions",
+                               labels=[FUSION_LABELS[f] for f in FUSIONS],
+                               active=[i for i, f in enumerate(FUSIONS) if f in opts.fusions],
+                               stylesheets=[css])
+    # Sliders and a select: keyboard-operable, and named for assistive technology (the
+    # loader names slider handles after their titles); a spinner's buttons have no names.
+    efficiency = Slider(name="budget-efficiency", title="Kernel efficiency",
+                        start=LIMITS["efficiency"][0], end=LIMITS["efficiency"][1], step=0.05,
+                        value=defaults.kernel_efficiency, format="0%", width=170,
+                        stylesheets=[css])
+    launch = Slider(name="budget-launch", title="Launch overhead (µs)",
+                    start=LIMITS["launch_us"][0], end=LIMITS["launch_us"][1], step=0.5,
+                    value=defaults.launch_overhead_s * 1e6, format="0.0", width=170,
+                    stylesheets=[css])
+    dp = Select(name="budget-dp", title="Data-parallel GPUs", value=str(defaults.dp_degree),
+                options=[str(n) for n in DP_OPTIONS], width=140, stylesheets=[css])
+    overlap = Slider(name="budget-overlap", title="All-reduce overlap",
+                     start=0, end=1, step=0.05, value=defaults.overlap_fraction,
+                     format="0%", width=170, stylesheets=[css])
+    zero = Select(name="budget-zero", title="ZeRO stage", value=str(opts.zero_stage),
+                  options=[(str(z), f"{z}" if z else "0 (none)") for z in ZERO_STAGES],
+                  width=120, stylesheets=[css])
+    recompute = Select(name="budget-recompute", title="Recompute activations",
+                       value=opts.recompute, options=list(RECOMPUTE), width=150,
+                       stylesheets=[css])
+
+    readout = Div(name="budget-readout", text=readout_text(data, e, v, opts.model, opts.phase,
+                                                           opts.batch),
+                  render_as_text=True, sizing_mode="stretch_width",
+                  html_attributes={"aria-live": "polite", "role": "status"})
+    wf_text = Div(name="budget-waterfall-text", text=waterfall_text(v), render_as_text=True,
+                  sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=":host { white-space: pre-line; }")])
+
+    # -- per-class time bars: now (solid) over unfused (ghost)
+    class_src = ColumnDataSource(name="budget-class-bars", data=_class_bars(data, e, base, v))
+    classes = bokeh_figure(name="budget-classes", y_range=FactorRange(*reversed(CLASSES)),
+                           height=opts.height - 40, sizing_mode="stretch_width", min_width=280,
+                           toolbar_location=None, tools="", x_axis_label="time per step (ms)",
+                           title=TITLES["classes"][v["fits"]])
+    classes.hbar(y="cls", right="ghost", height=0.7, source=class_src, fill_color="color",
+                 fill_alpha=0.22, line_color="color", line_alpha=0.5)
+    classes.hbar(y="cls", right="ms", height=0.45, source=class_src, fill_color="color",
+                 line_color=None)
+    classes.add_layout(LabelSet(x="tx", y="cls", text="text", source=class_src, x_offset=4,
+                                text_font_size="11px", text_baseline="middle", tags=["ink"]))
+    classes.x_range.start = 0
+    # room right of the longest bar for its "656 ms" inside a phone's ~240 px frame
+    classes.x_range.range_padding = 0.8
+    classes.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
+    classes.ygrid.grid_line_color = None
+
+    # -- the waterfall
+    wf_src = ColumnDataSource(name="budget-waterfall-bars", data=waterfall_bars(v))
+    rows = [WATERFALL_SHORT[k] for k in WATERFALL_ROWS]
+    wf = bokeh_figure(name="budget-waterfall", y_range=FactorRange(*reversed(rows)),
+                      x_range=Range1d(0, WATERFALL_END), height=opts.height, sizing_mode="stretch_width",
+                      min_width=280, toolbar_location=None, tools="",
+                      x_axis_label="% of peak FLOP/s",
+                      title=TITLES["waterfall"][v["fits"]])
+    wf.hbar(y="row", left="left", right="right", height=0.6, source=wf_src, fill_color="color",
+            line_color=None)
+    wf.add_layout(LabelSet(x="tx", y="row", text="text", source=wf_src, x_offset="dx",
+                           text_align="align", text_font_size="11px", text_baseline="middle",
+                           tags=["ink"]))
+    wf.ygrid.grid_line_color = None
+
+    # -- the layer's ops on the roofline
+    pts_src = ColumnDataSource(name="budget-points", data=_points(data, e))
+    peak, bw = data["peak"], data["bw"]
+    x0, x1 = X_RANGE
+    rf = bokeh_figure(name="budget-roofline", x_axis_type="log", y_axis_type="log",
+                      x_range=Range1d(x0, x1), y_range=Range1d(x0 * bw / 1e12 / 2,
+                                                               peak / 1e12 * 3),
+                      height=opts.height + 60, sizing_mode="stretch_width", min_width=280,
+                      # room for half the last x tick ("10,000") right of the frame
+                      min_border_right=32,
+                      toolbar_location=None, tools="", x_axis_label="arithmetic intensity "
+                      # per fused kernel; the longer "of the kernel each op runs in" ran
+                      # past both ends of a phone's 380 px canvas
+                      "per kernel (FLOP/byte)",
+                      y_axis_label="attainable (TFLOP/s)",
+                      title="One layer's forward ops on the roofline")
+    r = peak / bw
+    rf.line([x0, r, x1], [x0 * bw / 1e12, peak / 1e12, peak / 1e12], line_color=BOUND_COLOR,
+            line_width=3)
+    rf.scatter("x", "y", source=pts_src, size=9, fill_color="color", line_color="#ffffff",
+               line_width=1)
+    # The names are laid out by budget_labels.mjs (labels.mjs, from measured text widths)
+    # whenever the points change or the frame is laid out: none overlaps or leaves the frame.
+    name_src = ColumnDataSource(name="budget-point-labels", data={
+        k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline")})
+    rf.add_layout(LabelSet(x="x", y="y", text="text", source=name_src, x_offset="dx",
+                           y_offset="dy", text_align="align", text_baseline="baseline",
+                           text_font_size="11px", tags=["ink-muted"]))
+    # A name moved away from its point is tied to it by a leader line (labels.mjs).
+    leader_src = ColumnDataSource(name="budget-point-leaders",
+                                  data={k: [] for k in ("x0", "y0", "x1", "y1")})
+    rf.segment("x0", "y0", "x1", "y1", source=leader_src, line_color="#7a8290",
+               line_width=1).glyph.tags = ["ink-muted"]
+    names = CustomJS(module=True, code=jsmodule.bundle(LABELS_JS),
+                     args=dict(fig=rf, points=pts_src, labels=name_src, leaders=leader_src,
+                               roof=dict(x=[x0, r, x1], y=[x0 * bw / 1e12, peak / 1e12,
+                                                           peak / 1e12])))
+    pts_src.js_on_change("data", names)
+    rf.js_on_change("inner_width", names)
+    rf.js_on_change("inner_height", names)
+    rf.xaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
+    rf.yaxis.formatter = NumeralTickFormatter(format="0,0.[0]")
+
+    # budget.mjs and what it imports (format.mjs, budget_view.mjs): one module for the blob.
+    callback = CustomJS(module=True, code=jsmodule.bundle(JS), args=dict(
+        payload=data, model=model, phase=phase, batch=batch, fusions=fusion_box,
+        efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, zero=zero,
+        recompute=recompute, readout=readout,
+        wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,
+        axes=[wf.yaxis[0], classes.yaxis[0]], titles=[wf.title, classes.title],
+        title_text=[TITLES["waterfall"], TITLES["classes"]]))
+    for w in (model, phase, batch, efficiency, launch, dp, overlap, zero, recompute):
+        w.js_on_change("value", callback)
+    fusion_box.js_on_change("active", callback)
+
+    flex = {"flex-wrap": "wrap", "gap": "0 12px"}
+    selects = row(model, phase, batch, sizing_mode="stretch_width", styles=flex)
+    knobs = row(efficiency, launch, dp, overlap, zero, recompute, sizing_mode="stretch_width",
+                styles=flex)
+    fusion_title = Div(text="Fuse:", styles={"font-weight": "600"})
+    layout = column(selects, fusion_title, fusion_box, knobs, readout, wf, classes, rf, wf_text,
+                    sizing_mode="stretch_width", name="budget-widget")
+    doc = Document()
+    doc.add_root(layout)
+    doc.js_on_event("document_ready", callback)
+    return layout
+
+
+def _class_bars(data: dict, e: dict, base: dict, v: dict) -> dict:
+    # A step that does not fit in memory shows no time (budget.mjs does the same).
+    ms = [t * 1e3 if v["fits"] else 0.0 for t in e["classes"]]
+    ghost = [t * 1e3 if v["fits"] else 0.0 for t in base["classes"]]
+    return {"cls": data["classes"], "ms": ms, "ghost": ghost,
+            "color": [CLASS_COLORS[c] for c in data["classes"]],
+            "tx": [max(a, b) for a, b in zip(ms, ghost)],
+            "text": [fmt.seconds(t) if t and v["fits"] else "—" for t in e["classes"]]}
+
+
+def _points(data: dict, e: dict) -> dict:
+    peak, bw = data["peak"], data["bw"]
+    # Points right of the ridge label leftwards, so the names stay inside a narrow plot.
+    right = [x > peak / bw for x in e["x"]]
+    return {"x": e["x"], "y": [min(peak, x * bw) / 1e12 for x in e["x"]], "dy": e["dy"],
+            "text": data["ops"], "color": [CLASS_COLORS[c] for c in data["op_classes"]],
+            "align": ["right" if r else "left" for r in right],
+            "dx": [-7 if r else 7 for r in right]}
+
+
+# ---------------------------------------------------------------- the fences
+
+TABLE_OPTIONS = {"table": str, "model": str, "batch": int, "hardware": str, "precision": str}
+
+
+def _option_error(opts: dict, exc: RooflineError):
+    from roofline.errors import WidgetOptionError
+    key = exc.field.split(".")[0] if exc.field else None
+    key = {"fusions": "fuse", "fusion": "fuse"}.get(key, key)
+    if isinstance(exc, WidgetOptionError) or key not in opts:
+        return exc
+    return WidgetOptionError(exc.detail, option=key, valid=exc.valid)
+
+
+def _options(options: dict, allowed: dict) -> dict:
+    from roofline.widgets.base import Option, check_types
+    schema = tuple(Option(k, (list, tuple) if t is list else t,
+                          items=str if t is list else None) for k, t in allowed.items())
+    return {k: list(v) if isinstance(v, tuple) else v
+            for k, v in check_types(options, schema).items()}
+
+
+def budget_block(settings: BudgetSettings | dict) -> str:
+    """```roofline-budget: the interactive time budget for validated settings (a dict of
+    fence options is parsed through BudgetSettings first)."""
+    from roofline.render.embed import block
+
+    if not isinstance(settings, BudgetSettings):
+        settings = BudgetSettings.from_options(settings)
+    s = settings
+    layout = figure(model=s.model, phase=s.phase, batch=s.batch, fusions=s.fusions,
+                    hardware=s.hardware, precision=s.precision, height=s.height,
+                    url_state=s.url_state, zero=s.zero_stage, recompute=s.recompute)
+    return block(layout, height_px=s.height_px, label=s.label)
+
+
+RESPONSIVE = {
+    "memory": ("What one step holds per GPU, against the chip's HBM",
+               {"config": 1, "verdict": 1, "total": 1, "weights": 2, "state": 2,
+                "activations": 2, "kv": 2}, ("config", "verdict")),
+    "configs": ("Step time and MFU by phase and fusion",
+                {"phase": 1, "fused": 1, "bound": 1, "estimate": 1, "step_time_s": 1,
+                 "batch": 2, "memory": 2, "bytes": 3}, ("phase", "memory")),
+}
+
+
+def budget_table_block(options: dict) -> str:
+    """```roofline-budget-table: a static table of budget figures (the text alternative).
+    table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
+    (bytes each fusion keeps off HBM in a training step) or ceilings (the chip's roofs and
+    diagonals with their sources) or memory (what a step holds per GPU, against HBM)."""
+    import markdown as _markdown
+
+    from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
+    opts = _options(options, TABLE_OPTIONS)
+    try:
+        table = summary_table(opts.get("table", "configs"), model=opts.get("model", "llama-2-7b"),
+                              batch=opts.get("batch", 4),
+                              hardware=opts.get("hardware", DEFAULT_HARDWARE),
+                              precision=opts.get("precision", DEFAULT_PRECISION))
+    except RooflineError as exc:
+        raise _option_error(opts, exc) from None
+    kind = opts.get("table", "configs")
+    if kind in RESPONSIVE:
+        # The punchline columns (verdict, MFU) stay on screen at any width.
+        from roofline.render.tables import table_html
+        label, priority, wrap = RESPONSIVE[kind]
+        return table_html(table, label=label, priority=priority, wrap=wrap)
+    return _markdown.markdown(table.as_markdown(), extensions=["tables"])

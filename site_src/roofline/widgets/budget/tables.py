@@ -1,0 +1,146 @@
+"""The budget page's static tables (the text alternative to the widget): configurations,
+fusion savings, the chip's ceilings, and what one step holds in memory."""
+
+from __future__ import annotations
+
+from roofline import fmt
+from roofline.model.budget import FUSION_LABELS, FUSIONS, budget
+from roofline.widgets.budget.payload import BATCHES, SEQ, STATED_RUN
+from roofline.model.memory import Sharding, describe
+from roofline.model.catalog import Catalog, default_catalog
+from roofline.errors import RooflineError, unknown_id
+from roofline.model.transformer import PHASES
+
+
+def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
+                  hardware: str = "h100-sxm", precision: str = "bf16"):
+    """The budget's headline figures as a Table value (Markdown/CSV/JSON alike)."""
+    from roofline.render.table import Column, Table
+    from roofline.model.transformer import get_model
+
+    catalog = default_catalog()
+    hw = catalog[hardware]
+    b = catalog.precision(precision).bytes_per_element
+    cfg = get_model(model)
+    if not (isinstance(batch, int) and batch > 0):
+        raise RooflineError(f"must be a positive integer, got {batch!r}", field="batch")
+    if kind == "configs":
+        # Training as the stated run shards it (ZeRO-1, full recomputation: the least that fits
+        # Llama 2 7B at 4 × 4,096 on an 80 GiB part); a row that still does not fit shows no time.
+        rows = []
+        for phase in PHASES:
+            n = batch if phase == "train" else BATCHES[phase][-2 if phase == "decode" else 0]
+            sharding = STATED_RUN if phase == "train" else Sharding()
+            for label, fz in (("none", ()), ("FlashAttention", ("flash",)), ("all four", FUSIONS)):
+                bg = budget(cfg, phase, n, SEQ[phase], hw, precision, b, frozenset(fz),
+                            sharding=sharding)
+                m = bg.memory
+                fits = m.fits
+                rows.append({"phase": phase if phase != "train" else
+                             f"train ({describe(sharding)})",
+                             "batch": f"{n} × {SEQ[phase]:,}", "fused": label,
+                             "memory": (f"{fmt.capacity(m.total)}" if fits else
+                                        f"does not fit: {fmt.capacity(m.total)}, "
+                                        f"{fmt.capacity(m.overflow)} over"),
+                             "step_time_s": bg.step_time_s if fits else None,
+                             "bytes": bg.bytes if fits else None,
+                             "bound": bg.mfu_upper_bound if fits else None,
+                             "estimate": bg.mfu_estimate if fits else None})
+        cols = (Column("phase", "Phase"), Column("batch", "Batch × tokens"),
+                Column("fused", "Fused"), Column("memory", "Memory per GPU", align="right"),
+                Column("step_time_s", "Step at the roofline", fmt.seconds, "right"),
+                Column("bytes", "HBM traffic", fmt.capacity, "right"),
+                Column("bound", "MFU upper bound", lambda x: fmt.percent(x, 3), "right"),
+                Column("estimate", "After overheads", lambda x: fmt.percent(x, 3), "right"))
+        return Table(cols, tuple(rows))
+    if kind == "memory":
+        return memory_table(hw, precision, b)
+    if kind == "fusions":
+        base = budget(cfg, "train", batch, SEQ["train"], hw, precision, b)
+        rows = []
+        for f in FUSIONS:
+            bg = budget(cfg, "train", batch, SEQ["train"], hw, precision, b, frozenset({f}))
+            rows.append({"fusion": FUSION_LABELS[f], "saved": bg.bytes_saved()[f],
+                         "share": bg.bytes_saved()[f] / base.bytes,
+                         "kernels": base.launches - bg.launches,
+                         "bound": bg.mfu_upper_bound - base.mfu_upper_bound})
+        cols = (Column("fusion", "Fusion (alone)"),
+                Column("saved", "Bytes kept off HBM per step", fmt.capacity, "right"),
+                Column("share", "of all traffic", fmt.percent, "right"),
+                Column("kernels", "Kernels fewer", lambda x: f"{x:,}", "right"),
+                Column("bound", "MFU bound gain", lambda x: f"+{fmt.num(x * 100, 3)} pt",
+                       "right"))
+        return Table(cols, tuple(rows))
+    if kind == "ceilings":
+        return ceilings_table(hw, catalog)
+    raise unknown_id("table", kind, ["configs", "fusions", "ceilings", "memory"], field="table")
+
+
+MEMORY_ROWS = (
+    ("llama-2-7b", "train", 4, (), Sharding()),
+    ("llama-2-7b", "train", 4, ("flash",), Sharding()),
+    ("llama-2-7b", "train", 4, ("flash",), Sharding(1, "full")),
+    ("llama-2-7b", "train", 1, ("flash",), Sharding(1)),
+    ("llama-2-7b", "prefill", 8, (), Sharding()),
+    ("llama-2-7b", "decode", 32, (), Sharding()),
+    ("llama-2-7b", "decode", 256, (), Sharding()),
+    ("llama-3-70b", "decode", 1, (), Sharding()),
+)
+
+
+def memory_table(hw, precision: str, b: float):
+    """What one step holds per GPU (roofline.model.memory) against the chip's HBM, for the
+    configurations the page discusses: the plain ones that do not fit and the sharding that
+    makes training fit."""
+    from roofline.render.table import Column, Table
+    from roofline.model.transformer import get_model
+
+    rows = []
+    for model, phase, batch, fz, sharding in MEMORY_ROWS:
+        cfg = get_model(model)
+        bg = budget(cfg, phase, batch, SEQ[phase], hw, precision, b, frozenset(fz),
+                    sharding=sharding)
+        m = bg.memory
+        how = ", ".join(filter(None, ["FlashAttention" if fz else "",
+                                      describe(sharding) if phase == "train" else ""]))
+        rows.append({"config": f"{cfg.name}, {phase}, {batch} × {SEQ[phase]:,}"
+                               + (f" ({how})" if how else ""),
+                     "verdict": ("fits" if m.fits else
+                                 f"does not fit: {fmt.capacity(m.overflow)} over"),
+                     "total": m.total, "weights": m.weights,
+                     "state": m.gradients + m.optimizer, "activations": m.activations,
+                     "kv": m.kv_cache})
+    cap = hw.hbm.capacity_bytes
+    # The verdict and the total come first: they are the punchline.
+    cols = (Column("config", "Step (training: 8-way data parallel)"),
+            Column("verdict", f"In {fmt.memory_and_bytes(cap)}?"),
+            Column("total", "Per GPU", fmt.capacity, "right"),
+            Column("weights", "Weights", fmt.capacity, "right"),
+            Column("state", "Gradients + AdamW", fmt.capacity, "right"),
+            Column("activations", "Activations", fmt.capacity, "right"),
+            Column("kv", "KV cache", fmt.capacity, "right"))
+    return Table(cols, tuple(rows))
+
+
+
+def ceilings_table(hw, catalog: Catalog):
+    """Every roof and diagonal of one chip with its figure's source (for the hierarchy plot)."""
+    from roofline.render.table import Column, Table
+
+    rows = []
+    for p, peak in hw.peaks.items():
+        label = catalog.precision(p).label
+        rows.append({"ceiling": f"{label} roof" if peak.unit in label.lower()
+                     else f"{label} {peak.unit} roof",
+                     "value": fmt.tflops(peak.flops_per_s), "basis": peak.basis,
+                     "source": catalog.sources[peak.source].title})
+    for t in hw.tiers:
+        if t.kind == "registers":
+            continue
+        rows.append({"ceiling": f"{t.name} diagonal",
+                     "value": (fmt.bandwidth(t.bandwidth_bytes_per_s)
+                               if t.bandwidth_bytes_per_s else "not published: no diagonal"),
+                     "basis": t.basis, "source": catalog.sources[t.source].title})
+    cols = (Column("ceiling", "Ceiling"), Column("value", "Figure", align="right"),
+            Column("basis", "Basis"), Column("source", "Source"))
+    return Table(cols, tuple(rows))

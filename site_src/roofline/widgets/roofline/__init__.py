@@ -1,0 +1,1 @@
+"""The interactive roofline: settings, payload, Bokeh layout, static first frame and JS."""

@@ -1,0 +1,186 @@
+"""Write tests/cases/roofline_cases.json: inputs and expected outputs that pytest checks against
+the Python model and `node --test` against widgets/roofline/roofline.mjs, so the two never drift.
+
+    python -m roofline.widgets.roofline.cases > tests/cases/roofline_cases.json
+    python -m roofline.widgets.roofline.cases scene > tests/cases/scene_cases.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from roofline import fmt
+from roofline.model.catalog import default_catalog
+from roofline.model.ops import default_zoo
+from roofline.widgets.roofline import scene, layout as widget
+
+HARDWARE = ("h100-sxm", "a100-sxm-80gb", "h200", "l4", "tpu-v5e", "b200")
+PLACES = (("h100-sxm", "bf16"), ("h100-sxm", "fp8"), ("a100-sxm-80gb", "bf16"),
+          ("l4", "fp8"), ("b200", "fp4"))
+
+
+def build() -> dict:
+    catalog, zoo = default_catalog(), default_zoo()
+    data = widget.payload(widget.Options(), catalog, zoo)
+    hardware = {h: data["hardware"][h] for h in HARDWARE}
+    cases: dict[str, list] = {}
+    cases["place"] = [
+        {"hardware": h, "precision": p, "op": op, "cost": data["ops"][op]["cost"][p],
+         **scene.place(data["ops"][op]["cost"][p], hardware[h]["peaks"][p], hardware[h]["bw"]),
+         "ridge": hardware[h]["peaks"][p] / hardware[h]["bw"]}
+        for h, p in PLACES for op in data["ops"]]
+    cases["attainable"] = [
+        {"ai": ai, "peak": peak, "bw": bw, "expected": min(peak, ai * bw)}
+        for ai, peak, bw in ((0.01, 989.4e12, 3.35e12), (2, 989.4e12, 3.35e12),
+                             (1365, 989.4e12, 3.35e12), (295.34, 989.4e12, 3.35e12),
+                             (10000, 312e12, 2.039e12))]
+    numbers = (0.00342, 0.0125, 0.25, 1, 1.2345, 2, 6.7, 42.42, 152.98, 295.34, 590.7, 1365,
+               2740.3, 98765.4, 1.5e7, 0.125, 1375, 2.5, 0.0625)
+    cases["format"] = (
+        [{"fn": "num", "x": x, "digits": 3, "expected": fmt.num(x)} for x in numbers]
+        + [{"fn": "num", "x": x, "digits": 2, "expected": fmt.num(x, 2)}
+           for x in (0.68, 13.4, 989.4)]
+        + [{"fn": "tflops", "x": x, "digits": 3, "expected": fmt.tflops(x)}
+           for x in (6.7e12, 989.4e12, 1978.9e12, 3.35e10)]
+        + [{"fn": "percent", "x": x, "digits": 2, "expected": fmt.percent(x)}
+           for x in (0.000846, 0.0068, 0.0138, 0.5, 0.9996, 1.0)]
+        + [{"fn": "seconds", "x": x, "digits": 3, "expected": fmt.seconds(x)}
+           for x in (2.99e-3, 1.6e-4, 2.69e-5, 4.2e-9, 3.1e-11, 1.5)]
+        + [{"fn": "bandwidth", "x": x, "digits": 3, "expected": fmt.bandwidth(x)}
+           for x in (3.35e12, 64e9, 2.039e12, 33.45e12)])
+    cases["clamp_ai"] = [
+        {"input": v, "expected": e} for v, e in (
+            ("2", 2.0), ("1365", 1365.0), ("0.5", 0.5), ("1e3", 1000.0), ("0.0001", 0.01),
+            ("1e9", 10000.0), ("-5", None), ("0", None), ("abc", None), ("2;alert(1)", None),
+            ("<script>", None), ("Infinity", None), ("NaN", None), ("", None), (" 7 ", 7.0))]
+    known = {"hardware": list(data["hardware"]), "precision": list(data["precisions"]),
+             "op": list(data["ops"])}
+    cases["parse_state"] = [
+        {"search": s, "hash": h, "expected": e} for s, h, e in (
+            ("?hardware=a100-sxm-80gb&precision=bf16&ai=2", "",
+             {"hardware": "a100-sxm-80gb", "precision": "bf16", "ai": 2.0}),
+            ("", "#hardware=h100-sxm&precision=fp8&op=gemm-train",
+             {"hardware": "h100-sxm", "precision": "fp8", "op": "gemm-train"}),
+            ("?hardware=h100-sxm", "#hardware=l4", {"hardware": "l4"}),
+            ("?hardware=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&ai=1e99", "", {"ai": 10000.0}),
+            ("?precision=fp9&op=rm%sn&ai=-3", "", {}),
+            ("?foo=bar&ai=0.001", "#section-6", {"ai": 0.01}),
+            ("?op=custom&ai=50", "", {"op": "custom", "ai": 50.0}),
+            ("", "", {}))]
+    cases["readout"] = []
+    for h, p, ai, op in (("h100-sxm", "bf16", 2.0, None), ("h100-sxm", "bf16", 1365.0, None),
+                         ("h100-sxm", "fp8", 590.0, None), ("a100-sxm-80gb", "bf16", 100.0,
+                                                             "rmsnorm"),
+                         ("h100-sxm", "fp32", 10.0, "gemm-train"), ("l4", "fp8", 0.25,
+                                                                    "softmax")):
+        bound, verdict = scene.verdict_text(data["hardware"][h], p, ai)
+        cases["readout"].append({
+            "hardware": h, "precision": p, "ai": ai, "op": op,
+            "readout": scene.readout_text(data["hardware"][h], p, ai, op, data["ops"]),
+            "bound": bound, "verdict": verdict})
+    cases["roof_xy"] = [
+        {"peak": peak, "bw": bw, "x0": widget.AI_MIN, "x1": widget.AI_MAX,
+         "expected": scene.roof_xy(peak, bw, widget.AI_MIN, widget.AI_MAX)}
+        for peak, bw in ((989.4e12, 3.35e12), (1e9, 1e12), (1e18, 1e12))]
+    return {"about": "Generated by `python -m roofline.widgets.roofline.cases`; checked by "
+                     "tests/test_widget_cases.py (Python) and tests/js/roofline.test.mjs (JS).",
+            "hardware": hardware, "ops": data["ops"], "known": known, "cases": cases}
+
+
+# ---------------------------------------------------------------- tests/cases/scene_cases.json
+
+SCENE_STATES = (("h100-sxm", "bf16", False, ()), ("h100-sxm", "fp32", True, ()),
+                ("h100-sxm", "bf16", True, ()),  # the packed bf16 vector roof, not fp32's
+                ("h100-sxm", "fp8", True, ("sram", "host", "scaleup")),
+                ("a100-sxm-80gb", "bf16", False, ("l2",)), ("l4", "fp8", True, ()),
+                ("tpu-v5e", "bf16", False, ()), ("b200", "fp4", False, ()),
+                ("mi300x", "fp64", True, ("sram",)))
+FRAMES = ((640, 330), (330, 330), (1000, 600))
+
+
+# (chip, precision, slider AI, frame): the marker on a name without the keep-off (the measure
+# page's LayerNorm at AI 10 on a phone), and one where keeping off would lose a name.
+MARKER_STATES = (("h100-sxm", "bf16", 10, (280, 330)), ("h100-sxm", "bf16", 2, (640, 330)),
+                 ("a100-sxm-80gb", "fp32", 1, (330, 330)), ("l4", "fp8", 20, (280, 330)),
+                 ("a100-sxm-80gb", "bf16", 100, (280, 330)))
+
+
+def build_scenes() -> dict:
+    """scene() and marker() for states × frame sizes, as plot/scene.py computes them."""
+    catalog, zoo = default_catalog(), default_zoo()
+    out = []
+    for h, p, vector, ceilings in SCENE_STATES:
+        data = widget.payload(widget.Options(hardware=h, precision=p, ceilings=ceilings),
+                              catalog, zoo)
+        st = {"hardware": h, "precision": p, "vector": vector}
+        for frame in FRAMES:
+            out.append({"ceilings": list(ceilings), "state": st, "frame": list(frame),
+                        "scene": scene.scene(data, st, frame),
+                        "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)]})
+    # a measurement overlay's extent widens the range (plot/widget.drawing_payload)
+    data = widget.payload(widget.Options(), catalog, zoo)
+    st = {"hardware": "h100-sxm", "precision": "bf16", "vector": False}
+    for extra in ([3.6e-5, 1.4], [1e-3, 1e5]):
+        data["y_extra"] = extra
+        out.append({"ceilings": [], "y_extra": extra, "state": st, "frame": [640, 330],
+                    "scene": scene.scene(data, st, (640, 330)),
+                    "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)]})
+    # the slider's AI known where the scene is laid out: labels keep off the reader's marker
+    for h, p, ai, frame in MARKER_STATES:
+        data = widget.payload(widget.Options(hardware=h, precision=p), catalog, zoo)
+        st = {"hardware": h, "precision": p, "vector": False, "ai": ai}
+        out.append({"ceilings": [], "state": st, "frame": list(frame),
+                    "scene": scene.scene(data, st, frame),
+                    "markers": [scene.marker(data, st, a) for a in (0.5, 10, 5000)]})
+    tokens = tokens_scenes(catalog, zoo)
+    data = widget.payload(widget.Options(), catalog, zoo)
+    data.pop("ceilings")
+    data.pop("state")
+    return {"about": "Generated by `python -m roofline.widgets.roofline.cases scene`; checked by "
+                     "tests/test_widget_cases.py (Python) and tests/js/scene.test.mjs (JS).",
+            "payload": data, "tokens": tokens["payload"], "cases": out + tokens["cases"]}
+
+
+# (chip, precision, tokens per step, selected op, frame): the slider's marks for a projection
+# and for no op, RMSNorm (the launch floor binds) wide and narrow, fp8, a zoo op's floor.
+TOKENS_STATES = (
+    *((("h100-sxm", "bf16", t, "gate_proj", (640, 330)) for t in (1, 64, 256, 4096, 32768))),
+    *((("a100-sxm-80gb", "bf16", t, None, (640, 330)) for t in (1, 64, 256, 4096, 32768))),
+    *((("h100-sxm", "bf16", t, "input_layernorm", f) for t in (1, 64, 4096)
+       for f in ((640, 330), (330, 330)))),
+    ("h100-sxm", "fp8", 256, "q_proj", (640, 330)),
+    ("h100-sxm", "bf16", 1, "rmsnorm", (640, 330)))
+
+
+def tokens_scenes(catalog, zoo) -> dict:
+    """The tokens slider and the launch floor: scene(), the readout's notes and the tokens ops'
+    costs for chips × tokens per step × selected op (the payload's `tokens` block is shared)."""
+    data = widget.payload(widget.Options(tokens=1), catalog, zoo)
+    out = []
+    for h, p, t, op, frame in TOKENS_STATES:
+        hw = data["hardware"][h]
+        st = {"hardware": h, "precision": p, "vector": False, "op": op, "tokens": t}
+        out.append({
+            "ceilings": [], "tokens": True, "state": st, "frame": list(frame),
+            "scene": scene.scene(data, st, frame),
+            "markers": [scene.marker(data, st, ai) for ai in (0.5, 10, 5000)],
+            "notes": scene.launch_note(data, st, hw["peaks"][p], hw["bw"])
+            + scene.tokens_note(data, st),
+            "overhead": scene.overhead_verdict(data, st, hw["peaks"][p], hw["bw"]),
+            "costs": {i: v["cost"][p] for i, v in scene.tokens_ops(data, p, t).items()}})
+    return {"payload": data["tokens"], "cases": out}
+
+
+def main() -> None:
+    if sys.argv[1:] == ["scene"]:  # large: one case a line
+        data = build_scenes()
+        cases = ",\n".join(json.dumps(c, ensure_ascii=False) for c in data.pop("cases"))
+        head = json.dumps(data, ensure_ascii=False)[:-1]
+        sys.stdout.write(f'{head}, "cases": [\n{cases}\n]}}\n')
+    else:
+        sys.stdout.write(json.dumps(build(), indent=1, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
