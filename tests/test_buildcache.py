@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from roofline.model import datafile as _toml
-from roofline.hosts import buildcache, fences
+from roofline.hosts import buildcache, door
 
 WIDGETS = {
     "roofline": {"hardware": "a100-sxm-80gb", "ops": ["rmsnorm", "gemm-train"], "ai": 2},
@@ -27,7 +27,7 @@ WIDGETS = {
 
 def render(kind: str) -> str:
     name = "roofline" if kind == "roofline-overlay" else kind
-    return fences.render_widget(name, WIDGETS[kind], where="t.md:1")
+    return door.render_widget(name, WIDGETS[kind], where="t.md:1")
 
 
 def entries(folder: Path) -> list[Path]:

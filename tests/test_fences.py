@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import traceback
+
 import markdown
 import pytest
 from pymdownx.superfences import SuperFencesException
 
-from roofline.hosts import fences
+from roofline.hosts import door, fences
 
 
 def render(text: str, page: str | None = "notes/page.md") -> str:
@@ -80,12 +82,13 @@ def test_without_a_page_the_message_still_names_the_key():
 
 # ---------------------------------------------------------------- the one adapter
 
-def test_a_bokeh_exception_inside_a_fence_is_one_line_naming_page_and_line(monkeypatch, caplog):
-    """Superfences swallows any exception but its own: one from Bokeh (or a bug) must still
-    fail the page, in one line, with the traceback only at DEBUG (`mkdocs build -v`)."""
-    import logging
-
+def test_a_bokeh_exception_inside_a_fence_fails_the_page_as_a_bug(monkeypatch):
+    """Superfences swallows any exception but its own: one from Bokeh (a bug of ours) must still
+    fail the page, naming page and line, as a bug (FenceBug, chained to the original), never
+    as the author's option error."""
     from bokeh.models import InlineStyleSheet
+
+    from roofline.hosts.fences import FenceBug, FenceError
 
     from roofline.widgets.measurement import overlay as measured
 
@@ -95,15 +98,14 @@ def test_a_bokeh_exception_inside_a_fence_is_one_line_naming_page_and_line(monke
     monkeypatch.setenv("ROOFLINE_CACHE", "0")
     body = "measurement: measurement-build-machine.json"
     assert 'class="roofline-block"' in render(fence(body))
-    with caplog.at_level(logging.DEBUG, logger="mkdocs.plugins.roofline"):
-        with pytest.raises(SuperFencesException) as err:
-            render(fence(body))
+    with pytest.raises(FenceBug) as err:
+        render(fence(body))
     message = str(err.value)
-    assert message.startswith("notes/page.md:5: ```roofline fence: RuntimeError: "), message
+    assert message.startswith("notes/page.md:5: ```roofline fence: RuntimeError in the roofline "
+                              "package (a bug, not a fence option): "), message
     assert "document" in message and "\n" not in message and "option '" not in message
-    debug = [r for r in caplog.records if r.levelno == logging.DEBUG and r.exc_info]
-    assert debug and "Traceback" in caplog.text and "RuntimeError" in caplog.text
-    assert not [r for r in caplog.records if r.levelno > logging.DEBUG]
+    assert not isinstance(err.value, FenceError)
+    assert isinstance(err.value.__cause__, RuntimeError)
 
 
 @pytest.mark.parametrize("kind, target, body", [
@@ -124,8 +126,10 @@ def test_any_exception_in_any_fence_fails_with_page_and_line(kind, target, body,
     monkeypatch.setenv("ROOFLINE_CACHE", "0")
     with pytest.raises(SuperFencesException) as err:
         render(f"# T\n\n```{kind}\n{body}\n```\n")
-    assert str(err.value).startswith(f"notes/page.md:3: ```{kind} fence: KeyError: "
+    assert str(err.value).startswith(f"notes/page.md:3: ```{kind} fence: KeyError in the "
+                                     "roofline package (a bug, not a fence option): "
                                      "'missing-model'"), str(err.value)
+    assert isinstance(err.value.__cause__, KeyError)
 
 
 def test_fence_error_is_also_an_mkdocs_build_error():
@@ -137,7 +141,7 @@ def test_fence_error_is_also_an_mkdocs_build_error():
 
 def test_render_widget_is_the_fence_without_yaml():
     body = "hardware: a100-sxm-80gb\nops: [rmsnorm, gemm-train]\nai: 2"
-    html = fences.render_widget("roofline", {"hardware": "a100-sxm-80gb",
+    html = door.render_widget("roofline", {"hardware": "a100-sxm-80gb",
                                              "ops": ["rmsnorm", "gemm-train"], "ai": 2},
                                 where="docs/page.rst:12")
     assert html == fences.FENCES["roofline"](body, "roofline", "roofline", {}, None)
@@ -155,7 +159,7 @@ def test_render_widget_is_the_fence_without_yaml():
 def test_render_widget_errors_name_where_and_option(kind, options, option, words):
     from roofline.errors import RooflineError, WidgetOptionError
     with pytest.raises(WidgetOptionError) as err:
-        fences.render_widget(kind, options, where="docs/page.rst:12")
+        door.render_widget(kind, options, where="docs/page.rst:12")
     exc = err.value
     assert isinstance(exc, RooflineError)
     assert exc.where == "docs/page.rst:12" and exc.option == option
@@ -179,22 +183,43 @@ def test_fence_inside_an_admonition_still_names_its_line():
 
 def test_the_second_of_two_identical_fences_is_named_by_its_own_line(monkeypatch):
     """Errors find the fence by its body; the nth identical body is the nth fence rendered."""
-    from roofline.widgets import blocks
+    from roofline.errors import RooflineError
+    from roofline.widgets.roofline import block
 
     calls = []
 
     def second_fails(settings, **kwargs):
         calls.append(settings)
         if len(calls) == 2:
-            raise ValueError("boom")
+            raise RooflineError("boom", field="ai")
         return "<div></div>"
 
-    monkeypatch.setattr(blocks, "roofline_block", second_fails)
+    monkeypatch.setattr(block, "render", second_fails)
     monkeypatch.setenv("ROOFLINE_CACHE", "0")
     text = "# T\n\n```roofline\nai: 2\n```\n\nText.\n\n```roofline\nai: 2\n```\n"
-    with pytest.raises(SuperFencesException, match=r"^notes/page.md:9: ```roofline fence: "
-                                                    r"ValueError: boom"):
+    with pytest.raises(SuperFencesException, match=r"^notes/page.md:10: ```roofline fence: "
+                                                    r"option 'ai': boom$"):
         render(text)
+
+
+def test_a_bug_stays_a_bug_with_its_traceback(monkeypatch):
+    """A KeyError in our code is not the author's mistake: the fence neither rewords it as an
+    option error nor lets superfences swallow it; the original is the chained cause."""
+    from roofline.hosts.fences import FenceBug, FenceError
+    from roofline.widgets.roofline import block
+
+    def buggy(settings, **kwargs):
+        return {}["missing"]
+
+    monkeypatch.setattr(block, "render", buggy)
+    monkeypatch.setenv("ROOFLINE_CACHE", "0")
+    with pytest.raises(FenceBug, match=r"^notes/page.md:3: ```roofline fence: KeyError in the "
+                                       r"roofline package \(a bug") as info:
+        render("# T\n\n```roofline\nai: 2\n```\n")
+    assert not isinstance(info.value, FenceError)
+    cause = info.value.__cause__
+    assert isinstance(cause, KeyError)
+    assert "in buggy" in "".join(traceback.format_exception(cause))
 
 
 def test_every_fence_kind_renders_as_a_block_not_inside_a_paragraph():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from roofline.widgets.roofline import settings as rs
 from roofline.model.catalog import default_catalog
 from roofline.model.ops import default_zoo
 from roofline.widgets.roofline import scene, layout as widget
@@ -25,7 +26,7 @@ def label_problems(states=None) -> tuple[list[str], int]:
         states = [(a.id, p, c) for a in cat for p in a.peaks for c in CEILING_SETS]
     problems, n = [], 0
     for hw, prec, ceilings in states:
-        data = widget.payload(widget.Options(hardware=hw, precision=prec, ceilings=ceilings),
+        data = rs.payload(rs.RooflineSettings(hardware=hw, precision=prec, ceilings=ceilings),
                               cat, zoo)
         for vector in (False, True):
             st = {"hardware": hw, "precision": prec, "vector": vector}

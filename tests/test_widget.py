@@ -11,6 +11,7 @@ from bokeh.embed import file_html
 from bokeh.models import Slider
 
 import roofline
+from roofline.widgets.roofline import settings as rs
 from roofline.errors import RooflineError
 from roofline.widgets.roofline import layout as widget
 from roofline.render.embed import block, item_json
@@ -46,7 +47,7 @@ def test_initial_state_comes_from_the_model():
     op = roofline.default_zoo().ops(2.0, ["gemm-train"])[0]
     ai = roofline.place(op, hw, "bf16").intensity_flops_per_byte
     assert 10 ** layout.select_one({"name": "ai-slider"}).value == pytest.approx(ai, rel=1e-9)
-    data = widget.payload(widget.Options(hardware="a100-sxm-80gb", op="gemm-train"),
+    data = rs.payload(rs.RooflineSettings(hardware="a100-sxm-80gb", op="gemm-train"),
                           roofline.default_catalog(), roofline.default_zoo())
     assert data["state"]["ai"] == pytest.approx(ai, rel=1e-12)
     from roofline.widgets.roofline import scene
@@ -119,4 +120,4 @@ def test_item_json_ids_are_renumbered():
     text = item_json(roofline.figure())
     ids = re.findall(r'"id":"p(\d+)"', text)
     assert min(map(int, ids)) == 1000
-    assert widget.AI_MIN == 0.01 and widget.AI_MAX == 10_000
+    assert rs.AI_MIN == 0.01 and rs.AI_MAX == 10_000

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from roofline import fmt
+from roofline.widgets.roofline import settings as rs
 from roofline.model.catalog import default_catalog
 from roofline.model.maths import attainable, place, ridge
 from roofline.model.ops import default_zoo
@@ -42,7 +43,7 @@ def test_scene_case_file_is_current():
 def test_scene_labels_fit_the_frame_and_never_overlap(state):
     from roofline.widgets.roofline import scene
     h, p, vector, ceilings = state
-    data = widget.payload(widget.Options(hardware=h, precision=p, ceilings=ceilings),
+    data = rs.payload(rs.RooflineSettings(hardware=h, precision=p, ceilings=ceilings),
                           default_catalog(), default_zoo())
     for frame in gen.FRAMES:
         labels = scene.scene(data, {"hardware": h, "precision": p, "vector": vector},
@@ -98,7 +99,7 @@ def test_parse_state_expectations_only_hold_known_ids():
     for c in CASES["parse_state"]:
         for key, value in c["expected"].items():
             if key == "ai":
-                assert widget.AI_MIN <= value <= widget.AI_MAX
+                assert rs.AI_MIN <= value <= rs.AI_MAX
             else:
                 assert value in known[key] or (key == "op" and value == "custom")
 
@@ -117,7 +118,7 @@ def test_vector_roof_is_the_one_the_precision_runs_on():
     from roofline.model.catalog import default_catalog
     from roofline.model.ops import default_zoo
     from roofline.widgets.roofline import scene, layout as widget
-    data = widget.payload(widget.Options(), default_catalog(), default_zoo())
+    data = rs.payload(rs.RooflineSettings(), default_catalog(), default_zoo())
     texts = {}
     for prec in ("bf16", "fp32"):
         st = {"hardware": "h100-sxm", "precision": prec, "vector": True}

@@ -75,26 +75,24 @@ def test_measurement_table_settings():
                                                "show": "all"})
 
 
-def test_every_host_parses_through_the_same_settings(monkeypatch, tmp_path, capsys):
-    """fence, render_widget, roofline.figure() and `roofline plot` all call from_options."""
+def test_every_host_parses_through_the_one_door(monkeypatch, tmp_path, capsys):
+    """The fence, render_widget, roofline.figure() and `roofline plot` all come in through
+    roofline.hosts.door.settings, and so through RooflineSettings.from_options."""
     import roofline
-    from roofline.hosts import fences
-    from roofline.cli import plot as plot_command
+    from roofline.cli import main
+    from roofline.hosts import door, fences
 
     seen = []
-    original = RooflineSettings.from_options.__func__
+    original = door.settings
 
-    def spy(cls, options=None, **kw):
-        seen.append(dict(options or {}))
-        return original(cls, options, **kw)
+    def spy(kind, options=None, **kw):
+        seen.append((kind, dict(options or {})))
+        return original(kind, options, **kw)
 
-    monkeypatch.setattr(RooflineSettings, "from_options", classmethod(spy))
+    monkeypatch.setattr(door, "settings", spy)
     monkeypatch.setenv("ROOFLINE_CACHE", "0")
-    fences.render_widget("roofline", {"ai": 2}, where="x")
+    door.render_widget("roofline", {"ai": 2}, where="x")
     fences.FENCES["roofline"]("ai: 3\n", "roofline", "roofline", {}, None)
     roofline.figure(ai=4)
-    args = plot_command.argparse.Namespace(hardware="h100-sxm", precision="bf16", ops=None,
-                                           ai=5.0, ceilings=[], catalog=None, tokens=None,
-                                           model=None, output=tmp_path / "plot.html")
-    assert plot_command.run(args) == 0
-    assert [s.get("ai") for s in seen] == [2, 3, 4, 5.0]
+    assert main(["plot", "--ai", "5.5", "-o", str(tmp_path / "plot.html")]) == 0
+    assert [(k, o.get("ai")) for k, o in seen] == [("roofline", a) for a in (2, 3, 4, 5.5)]

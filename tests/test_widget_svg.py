@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from roofline import fmt
+from roofline.widgets.roofline import settings as rs
 from roofline.model.catalog import default_catalog
 from roofline.model.ops import default_zoo
 from roofline.widgets.roofline import scene, static as svg, layout as widget
@@ -20,7 +21,7 @@ NS = {"s": "http://www.w3.org/2000/svg"}
 
 
 def payload(**kw):
-    return widget.payload(widget.Options(**kw), default_catalog(), default_zoo())
+    return rs.payload(rs.RooflineSettings(**kw), default_catalog(), default_zoo())
 
 
 def text_boxes(root) -> list[tuple[str, list[float]]]:
@@ -70,9 +71,9 @@ def test_seeded_overlap_is_reported():
 
 
 def test_block_shows_the_svg_first_in_print_and_without_javascript():
-    from roofline.widgets.blocks import roofline_block
+    from roofline.widgets.roofline.block import render
     from roofline.widgets.roofline.settings import RooflineSettings
-    html = roofline_block(RooflineSettings())
+    html = render(RooflineSettings())
     static = re.search(r'<div class="roofline-static">((?:<svg.*?</svg>)+)</div>', html, re.S)
     assert static
     # one drawing per column width, each valid and laid out for its own frame

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from roofline.errors import RooflineError
-from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
+from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION, Option, WidgetSettings
 
 FORMATS = ("table", "json", "csv", "md")
 PIPED_WIDTH = 100
@@ -116,3 +116,61 @@ def text_width() -> int:
 
 def write(text: str) -> None:
     sys.stdout.write(text)
+
+
+# ---------------------------------------------------------------- flags from a widget's schema
+
+def flag(option: Option) -> str:
+    """The command-line flag of a widget option: `--name` (an underscore becomes a dash)."""
+    return "--" + option.name.replace("_", "-")
+
+
+def _ids(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _number(text: str) -> float | int:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() \
+        else value
+
+
+def add_settings_options(p: argparse.ArgumentParser, settings: type[WidgetSettings], *,
+                         skip: tuple[str, ...] = ()) -> None:
+    """One flag per option of the widget kind's schema (its settings class's OPTIONS, the one
+    copy of names, types and help): lists as comma-separated ids, true/false as
+    --name/--no-name. Every flag defaults to None, so the settings' own default applies."""
+    defaults = {f.name: f.default for f in settings.__dataclass_fields__.values()}
+    for opt in settings.OPTIONS:
+        if opt.name in skip:
+            continue
+        types = opt.types if isinstance(opt.types, tuple) else (opt.types,)
+        default = defaults.get(opt.attr)
+        shown = ("" if default is None or default == () else
+                 f" (default: {','.join(default) if isinstance(default, tuple) else default})")
+        kwargs: dict = {"default": None, "dest": opt.attr, "help": opt.help + shown}
+        if bool in types:
+            kwargs["action"] = argparse.BooleanOptionalAction
+        elif list in types or tuple in types:
+            kwargs.update(type=_ids, metavar="A,B")
+        elif float in types:
+            kwargs.update(type=_number, metavar="X")
+        elif int in types:
+            kwargs.update(type=int, metavar="N")
+        else:
+            kwargs["metavar"] = opt.name.upper()
+        p.add_argument(flag(opt), **kwargs)
+
+
+def settings_options(args: argparse.Namespace, settings: type[WidgetSettings]) -> dict:
+    """The options given on the command line (None: not given), by option name, for the
+    door (roofline.hosts.door.settings)."""
+    out = {}
+    for opt in settings.OPTIONS:
+        value = getattr(args, opt.attr, None)
+        if value is not None:
+            out[opt.name] = value
+    return out

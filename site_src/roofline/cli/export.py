@@ -84,10 +84,9 @@ def _shim(out: Path) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from roofline.hosts import door
     from roofline.render import assets
-    from roofline.widgets.blocks import roofline_block
     from roofline.render.embed import page
-    from roofline.widgets.roofline.settings import RooflineSettings
 
     out: Path = args.out
     if args.assets_only:  # straight into --out: it is the folder the site serves them from
@@ -98,9 +97,8 @@ def _export(args: argparse.Namespace) -> int:
     loader = f"{ASSETS}/{assets.loader_name()}"
     snippets = []
     for view in VIEWS:
-        settings = RooflineSettings.from_options(view.options)
-        body = f"<h1>{html.escape(view.title)}</h1>\n" + roofline_block(settings,
-                                                                         label=view.title)
+        body = (f"<h1>{html.escape(view.title)}</h1>\n"
+                + door.render_widget("roofline", view.options, where=f"export view {view.slug}"))
         path = out / f"{view.slug}.html"
         path.write_text(page(body, title=view.title, script_src=loader), encoding="utf-8")
         snippets.append((view, iframe(view, f"{view.slug}.html")))

@@ -1,120 +1,43 @@
-"""Every widget host's one door: `render_widget(kind, options, where=...)`, and the superfences
-custom fences (```roofline and friends) built on it.
+"""The superfences custom fences (```roofline and friends), one per widget kind of the door.
 
-    render_widget("roofline", {"hardware": "a100-sxm-80gb", "ai": 2}, where="docs/a.rst:12")
-
-parses `options` with the kind's settings dataclass (roofline/widgets/, one per kind: defaults,
-schema, validation, height, payload), renders its HTML block (roofline/plot/, through the
-on-disk build cache, so an unchanged widget never imports bokeh), and turns ANY exception (ours,
-Bokeh's, a KeyError) into one `WidgetOptionError`: "where: option 'x': what is wrong", with the
-traceback logged at DEBUG on the `mkdocs.plugins.roofline` logger (`mkdocs build -v` shows it).
-
-The fences (FENCES, installed by the MkDocs plugin; a Zensical or any Python-Markdown site can
-name one directly: `format: !!python/name:roofline.hosts.fences.roofline_fence`) parse the body as
-YAML and call render_widget; an error becomes a `FenceError`, one line naming the page, the
-option's line and the option:
+Each fence parses its body as YAML and goes through the door (roofline.hosts.door: the kind's
+settings object, then its renderer). A bad option becomes a `FenceError`, one line naming the
+page, the option's line and the option:
 
     docs/index.md:7: ```roofline fence: option 'precison': unknown option (valid: …)
 
 FenceError is a SuperFencesException (anything else superfences swallows, leaving a plain code
-block) and an MkDocs PluginError (MkDocs prints it as one line, with no traceback).
+block) and an MkDocs PluginError (MkDocs prints it as one line, with no traceback). A bug in
+this package (any other exception) is not the author's mistake and is not reworded: it is
+re-raised as `FenceBug`, a SuperFencesException chained to the original, so the build stops
+with the original traceback instead of superfences swallowing it.
 
-Adding a widget kind: its settings class and renderer (see roofline/widgets/base.py), then one
-line in WIDGETS below.
+The MkDocs plugin installs FENCES; a Zensical or any Python-Markdown site can name one
+directly: `format: !!python/name:roofline.hosts.fences.roofline_fence`.
 """
 
 from __future__ import annotations
 
 import contextvars
-import importlib
-import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import yaml
 from pymdownx.superfences import SuperFencesException
 
-from roofline.errors import RooflineError, WidgetOptionError
-from roofline.widgets.base import WidgetSettings
-from roofline.widgets.roofline.settings import CONTROLS_HEIGHT_PX, RooflineSettings
+from roofline.errors import WidgetOptionError
+from roofline.hosts import door
 
 try:
     from mkdocs.exceptions import PluginError
 except ImportError:  # a Python-Markdown site without MkDocs
     PluginError = Exception  # type: ignore[misc,assignment]
 
-log = logging.getLogger("mkdocs.plugins.roofline")
 Formatter = Callable[..., str]
 
 # Set by the MkDocs plugin while a page converts: (the page's path as printed, its Markdown).
 PAGE: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
     "roofline_fence_page", default=None)
-
-
-@dataclass(frozen=True)
-class WidgetKind:
-    """A widget kind: its settings class and its renderer, as "module:name" (imported on first
-    use, so bokeh is imported only when a block is actually drawn). A kind without a settings
-    class yet gets the checked option dict."""
-    render: str
-    settings: str = ""
-
-    def settings_class(self) -> type[WidgetSettings] | None:
-        return _attr(self.settings) if self.settings else None
-
-
-WIDGETS: dict[str, WidgetKind] = {
-    "roofline": WidgetKind("roofline.widgets.blocks:roofline_block",
-                           "roofline.widgets.roofline.settings:RooflineSettings"),
-    "roofline-measurement": WidgetKind("roofline.widgets.blocks:measurement_block",
-                                       "roofline.widgets.measurement.settings:MeasurementTableSettings"),
-    "roofline-budget": WidgetKind("roofline.widgets.budget.layout:budget_block",
-                                  "roofline.widgets.budget.settings:BudgetSettings"),
-    "roofline-budget-table": WidgetKind("roofline.widgets.budget.layout:budget_table_block"),
-}
-ROOFLINE_OPTIONS = {o.name: o.types for o in RooflineSettings.OPTIONS}
-
-
-def _attr(spec: str) -> Any:
-    module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-# ---------------------------------------------------------------- the one door
-
-def render_widget(kind: str, options: Mapping[str, Any], *, where: str) -> str:
-    """The HTML block of widget `kind` for `options` (already parsed to a dict). Raises
-    WidgetOptionError ("where: option 'x': message", `.where`, `.option`) for any failure."""
-    try:
-        spec = WIDGETS[kind]
-    except KeyError:
-        raise WidgetOptionError(f"unknown widget kind {kind!r} (valid: {', '.join(WIDGETS)})",
-                                where=where) from None
-    cls = None
-    try:
-        cls = spec.settings_class()
-        settings: Any = (cls.from_options(options, where=where) if cls is not None
-                         else dict(options))
-        from roofline.hosts.buildcache import cached
-        return cached(kind, settings, lambda: _attr(spec.render)(settings))
-    except WidgetOptionError as exc:
-        log.debug("%s: %s", where or kind, exc, exc_info=True)
-        raise exc.at(where) if where and not exc.where else exc
-    except RooflineError as exc:
-        log.debug("%s: %s", where or kind, exc, exc_info=True)
-        if cls is not None:
-            raise cls.option_error(exc, where=where, given=options) from None
-        field = exc.field.split(".")[0] if exc.field else ""
-        raise WidgetOptionError(exc.detail if field in options else str(exc), where=where,
-                                option=field if field in options else "",
-                                valid=exc.valid) from None
-    except Exception as exc:  # Bokeh's, a KeyError, a bug: still one line, never swallowed
-        log.debug("%s: %s widget failed", where or kind, kind, exc_info=True)
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        raise WidgetOptionError(f"{type(exc).__name__}{': ' + text if text else ''} "
-                                "(an internal error; -v shows the traceback)",
-                                where=where) from None
 
 
 # ---------------------------------------------------------------- the fences
@@ -129,6 +52,11 @@ class FenceError(SuperFencesException, PluginError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class FenceBug(SuperFencesException):
+    """A bug met while rendering a fence: superfences lets it through (it would swallow the
+    original), and its __cause__ is the original exception, traceback and all."""
 
 
 def parse(source: str) -> dict:
@@ -202,17 +130,23 @@ def fence(kind: str) -> Formatter:
         try:
             # Python-Markdown unwraps a stashed block from its <p> only when the HTML starts
             # with a tag: a leading newline leaves a <table> inside a <p> (invalid HTML).
-            return render_widget(kind, parse(source), where="").strip()
+            return door.render_widget(kind, parse(source), where="").strip()
         except WidgetOptionError as exc:
             at = where(source, exc.option, nth)
             text = (f"```{name} fence: " + (f"option '{exc.option}': " if exc.option else "")
                     + exc.detail)
             raise FenceError(f"{at}: {text}" if at else text) from None
+        except Exception as exc:
+            at = where(source, "", nth)
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise FenceBug(f"{at + ': ' if at else ''}```{name} fence: {type(exc).__name__} "
+                           "in the roofline package (a bug, not a fence option)"
+                           + (f": {first}" if first else "")) from exc
     formatter.__name__ = formatter.__qualname__ = f"{kind.replace('-', '_')}_fence"
     return formatter
 
 
-FENCES: dict[str, Formatter] = {kind: fence(kind) for kind in WIDGETS}
+FENCES: dict[str, Formatter] = {kind: fence(kind) for kind in door.KINDS}
 roofline_fence = FENCES["roofline"]
 
 

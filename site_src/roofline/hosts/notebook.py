@@ -116,17 +116,32 @@ def wrap(layout: Any, *, height_px: int, label: str, static: str = "") -> Any:
     return layout
 
 
+def figure_options(*, catalog: Any = None, measurement: Any = None, url_state: bool = True,
+                   **options: Any) -> tuple[dict, dict, dict | None]:
+    """roofline.figure()'s keyword arguments as the door takes them: (the fence's options, None
+    meaning the default; the settings fields that are not options; a measurement document
+    given as a dict, drawn as is)."""
+    opts = {k: v for k, v in options.items() if v is not None}
+    if url_state is not True:
+        opts["url"] = url_state
+    if isinstance(measurement, (str, Path)):
+        opts["measurement"], measurement = str(measurement), None
+    fields = {"catalog": str(catalog.path)} if catalog is not None else {}
+    return opts, fields, measurement
+
+
 def roofline_figure(*, catalog: Any = None, zoo: Any = None, measurement: Any = None,
                     url_state: bool = True, **options: Any) -> Any:
     """roofline.figure(): the widget's layout, displayable and savable (see the module doc).
-    Same arguments as roofline.widgets.roofline.layout.figure; parsed by the widget's settings object, so
+    The options are the ```roofline fence's, parsed by the one door (roofline.hosts.door), so
     the notebook block reserves the fence's height and draws the fence's static first frame."""
-    from roofline.widgets.roofline.static import render
+    from roofline.hosts import door
     from roofline.widgets.roofline.layout import build_layout
-    from roofline.widgets.roofline.settings import from_figure_args
+    from roofline.widgets.roofline.static import render
 
-    settings, measurement = from_figure_args(catalog=catalog, measurement=measurement,
-                                             url_state=url_state, **options)
+    opts, fields, measurement = figure_options(catalog=catalog, measurement=measurement,
+                                               url_state=url_state, **options)
+    settings = door.settings("roofline", opts, **fields)
     layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     height = settings.height_px
     if measurement is not None:  # a document given as a dict: its overlay adds the picker

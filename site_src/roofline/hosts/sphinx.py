@@ -36,8 +36,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from roofline.hosts import fences
 from roofline.errors import RooflineError
+from roofline.hosts import door
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ html:not([data-theme]) body:not([data-theme]) { color-scheme: light; }
 .roofline-block { margin: 1em 0; }
 """
 
-KINDS = tuple(fences.WIDGETS)
+KINDS = tuple(door.KINDS)
 
 
 class OptionError(Exception):
@@ -76,10 +76,10 @@ class OptionError(Exception):
 
 def render(kind: str, options: dict[str, Any], *, where: str) -> str:
     """The HTML block for widget `kind` with `options`, through the widget layer's one door
-    (roofline.hosts.fences.render_widget: the kind's settings object, the fence's validation);
+    (roofline.hosts.door: the kind's settings object, the fence's validation);
     raises OptionError naming the option."""
     try:
-        return fences.render_widget(kind, options, where=where)
+        return door.render_widget(kind, options, where=where)
     except RooflineError as exc:  # WidgetOptionError: .option and .detail (the rest of the line)
         raise OptionError(getattr(exc, "option", "") or None, exc.detail) from None
 
@@ -87,10 +87,11 @@ def render(kind: str, options: dict[str, Any], *, where: str) -> str:
 class _AnyOption(dict):
     """An option_spec that takes every name, so the widget layer's validation (the same as the
     fence's) is the one that rejects an unknown option, with the list of valid ones. (It lists
-    the roofline's names only because docutils and myst ignore the options of an empty spec.)"""
+    every kind's option names because docutils and myst ignore the options of an empty spec.)"""
 
     def __init__(self) -> None:
-        super().__init__({name: directives.unchanged for name in fences.ROOFLINE_OPTIONS})
+        names = {o.name for k in door.KINDS.values() for o in k.settings_class().OPTIONS}
+        super().__init__({name: directives.unchanged for name in sorted(names)})
 
     def __missing__(self, key: str):
         return directives.unchanged

@@ -1,29 +1,30 @@
 """One settings object per widget kind: the pattern every widget follows (no bokeh here).
 
 A widget kind (```roofline, ```roofline-measurement, ```roofline-budget, …) has ONE frozen
-dataclass, a subclass of `WidgetSettings`, in its own bokeh-free module under roofline/widgets/.
-It holds, and is the only place that holds:
+dataclass, a subclass of `WidgetSettings`, in the bokeh-free `settings.py` of its folder
+(roofline/widgets/<kind>/, beside its payload, Bokeh layout, renderer and JS). It holds, and is
+the only place that holds:
 
 - the defaults: the dataclass fields' defaults (the lesson's chip and precision come from
   DEFAULT_HARDWARE / DEFAULT_PRECISION below, typed nowhere else);
 - the option schema: `OPTIONS`, a tuple of `Option(name, types, help, field=..., items=...)`.
-  Every host parses into the dataclass through it: the fence (a YAML body), Sphinx (a parsed
-  dict), the CLI and `roofline.figure()` (keyword arguments), with
-  `Settings.from_options(dict, where="docs/page.md:12")`;
+  Every host parses into the dataclass through it, by way of the one door
+  (roofline.hosts.door.settings): the fence (a YAML body), Sphinx (a parsed dict),
+  `roofline.figure()` (keyword arguments) and the CLI (whose flags are generated from it);
 - validation: `check()` runs after the types are checked; it raises `WidgetOptionError`
   naming the option (use `self.fail(option, message)`), never a bare RooflineError;
 - the reserved height: `height_px`, the pixels the page reserves before BokehJS draws
   (plot + controls), so nothing shifts;
 - the data payload: `payload()`, JSON-able, what the browser draws from (no bokeh objects).
 
-The Bokeh side (roofline/plot/) takes a validated settings object and returns HTML; it never
-re-validates or re-defaults. roofline.hosts.fences.WIDGETS maps a kind to its settings class and its
-renderer, and `render_widget(kind, options, where=...)` is the one door for every host: it turns
-ANY exception (ours, Bokeh's, a KeyError) into one WidgetOptionError naming where and the option.
+The renderer takes a validated settings object and returns HTML; it never re-validates or
+re-defaults. roofline.hosts.door.KINDS maps a kind to its settings class and its renderer; the
+door turns bad input into one WidgetOptionError naming where and the option, and lets a bug
+propagate as itself.
 
-Adding a kind (e.g. the budget): write `widgets/budget.py` with `BudgetSettings(WidgetSettings)`
-(KIND, OPTIONS, fields with defaults, check, height_px, payload), a renderer
-`plot/<module>.py: budget_block(settings) -> str`, and one line in fences.WIDGETS.
+Adding a kind: a folder roofline/widgets/<kind>/ with `settings.py` (a WidgetSettings: KIND,
+OPTIONS, fields with defaults, check, height_px, payload) and a renderer
+`render(settings) -> str`, and one line in roofline.hosts.door.KINDS.
 """
 
 from __future__ import annotations

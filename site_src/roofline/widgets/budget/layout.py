@@ -32,7 +32,7 @@ from roofline.widgets.budget.payload import (BATCHES, CLASS_COLORS, CONTROLS_HEI
 from roofline.model.catalog import Catalog
 from roofline.errors import RooflineError
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES
-from roofline.widgets.budget.settings import BudgetSettings
+from roofline.widgets.budget.settings import BudgetSettings, BudgetTableSettings
 from roofline.widgets.budget.tables import ceilings_table, summary_table
 from roofline.render import jsmodule
 from roofline.render.blockstyle import CONTROL_CSS
@@ -246,33 +246,10 @@ def _points(data: dict, e: dict) -> dict:
 
 # ---------------------------------------------------------------- the fences
 
-TABLE_OPTIONS = {"table": str, "model": str, "batch": int, "hardware": str, "precision": str}
-
-
-def _option_error(opts: dict, exc: RooflineError):
-    from roofline.errors import WidgetOptionError
-    key = exc.field.split(".")[0] if exc.field else None
-    key = {"fusions": "fuse", "fusion": "fuse"}.get(key, key)
-    if isinstance(exc, WidgetOptionError) or key not in opts:
-        return exc
-    return WidgetOptionError(exc.detail, option=key, valid=exc.valid)
-
-
-def _options(options: dict, allowed: dict) -> dict:
-    from roofline.widgets.base import Option, check_types
-    schema = tuple(Option(k, (list, tuple) if t is list else t,
-                          items=str if t is list else None) for k, t in allowed.items())
-    return {k: list(v) if isinstance(v, tuple) else v
-            for k, v in check_types(options, schema).items()}
-
-
-def budget_block(settings: BudgetSettings | dict) -> str:
-    """```roofline-budget: the interactive time budget for validated settings (a dict of
-    fence options is parsed through BudgetSettings first)."""
+def budget_block(settings: BudgetSettings) -> str:
+    """```roofline-budget: the interactive time budget for validated settings."""
     from roofline.render.embed import block
 
-    if not isinstance(settings, BudgetSettings):
-        settings = BudgetSettings.from_options(settings)
     s = settings
     layout = figure(model=s.model, phase=s.phase, batch=s.batch, fusions=s.fusions,
                     hardware=s.hardware, precision=s.precision, height=s.height,
@@ -290,26 +267,19 @@ RESPONSIVE = {
 }
 
 
-def budget_table_block(options: dict) -> str:
+def budget_table_block(settings: BudgetTableSettings) -> str:
     """```roofline-budget-table: a static table of budget figures (the text alternative).
     table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
     (bytes each fusion keeps off HBM in a training step) or ceilings (the chip's roofs and
     diagonals with their sources) or memory (what a step holds per GPU, against HBM)."""
     import markdown as _markdown
 
-    from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
-    opts = _options(options, TABLE_OPTIONS)
-    try:
-        table = summary_table(opts.get("table", "configs"), model=opts.get("model", "llama-2-7b"),
-                              batch=opts.get("batch", 4),
-                              hardware=opts.get("hardware", DEFAULT_HARDWARE),
-                              precision=opts.get("precision", DEFAULT_PRECISION))
-    except RooflineError as exc:
-        raise _option_error(opts, exc) from None
-    kind = opts.get("table", "configs")
-    if kind in RESPONSIVE:
+    s = settings
+    table = summary_table(s.table, model=s.model, batch=s.batch, hardware=s.hardware,
+                          precision=s.precision)
+    if s.table in RESPONSIVE:
         # The punchline columns (verdict, MFU) stay on screen at any width.
         from roofline.render.tables import table_html
-        label, priority, wrap = RESPONSIVE[kind]
+        label, priority, wrap = RESPONSIVE[s.table]
         return table_html(table, label=label, priority=priority, wrap=wrap)
     return _markdown.markdown(table.as_markdown(), extensions=["tables"])

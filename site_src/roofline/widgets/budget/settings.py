@@ -89,3 +89,56 @@ class BudgetSettings(WidgetSettings):
     def payload(self) -> dict:
         from roofline.widgets.budget.payload import payload
         return payload(self.hardware, self.precision, self.url_state)
+
+
+TABLES = ("configs", "fusions", "ceilings", "memory")
+
+
+@dataclass(frozen=True)
+class BudgetTableSettings(WidgetSettings):
+    """```roofline-budget-table: one static table of budget figures (the text alternative to
+    the interactive budget): configs (step time and MFU by phase and fusion), fusions (bytes
+    each fusion keeps off HBM), ceilings (the chip's roofs and diagonals, sourced) or memory
+    (what one step holds per GPU, against HBM)."""
+    table: str = "configs"
+    model: str = BudgetSettings.model
+    batch: int = BudgetSettings.batch
+    hardware: str = DEFAULT_HARDWARE
+    precision: str = DEFAULT_PRECISION
+
+    KIND: ClassVar[str] = "roofline-budget-table"
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("table", str, "which table: " + " | ".join(TABLES)),
+        Option("model", str, "a transformer config id (models.toml)"),
+        Option("batch", int, "sequences per GPU of the training rows"),
+        Option("hardware", str, "a catalog id"),
+        Option("precision", str, "a precision the chip has"),
+    )
+
+    def check(self) -> None:
+        from roofline.model.catalog import default_catalog
+        from roofline.model.transformer import default_models
+        if self.table not in TABLES:
+            raise self.fail("table", f"unknown table {self.table!r}", list(TABLES))
+        models = default_models()
+        if self.model not in models:
+            raise self.fail("model", f"unknown model {self.model!r}", list(models))
+        if not (isinstance(self.batch, int) and not isinstance(self.batch, bool)
+                and self.batch > 0):
+            raise self.fail("batch", f"must be a positive integer, got {self.batch!r}")
+        try:
+            default_catalog()[self.hardware].peak(self.precision)
+        except RooflineError as exc:
+            option = "hardware" if exc.field == "hardware" else "precision"
+            raise self.fail(option, exc.detail, exc.valid) from None
+
+    @property
+    def height_px(self) -> int:
+        return 0  # a static table: nothing to reserve
+
+    @property
+    def label(self) -> str:
+        return f"Budget table: {self.table}"
+
+    def payload(self) -> dict:
+        return {}

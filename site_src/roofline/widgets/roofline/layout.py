@@ -25,13 +25,8 @@ from roofline.model.catalog import Catalog, default_catalog
 from roofline.model.ops import OpZoo
 from roofline.render import jsmodule
 from roofline.render.blockstyle import CONTROL_CSS
-# The settings (defaults, options, validation, height, payload) live in the bokeh-free
-# widgets/roofline.py; the names are re-exported here for the callers that used them.
-from roofline.widgets.roofline.settings import (AI_MAX, AI_MIN, CEILING_COLORS, CEILING_NAMES,
-    CEILINGS, COMPUTE_COLOR, HEIGHT_MAX, HEIGHT_MIN, MEMORY_COLOR, ROOF_COLOR, RooflineSettings,
-    from_figure_args, initial_state, payload)
-
-Options = RooflineSettings  # the name plot/cases.py and older callers use
+from roofline.widgets.roofline.settings import (CEILING_COLORS, MEMORY_COLOR, ROOF_COLOR,
+                                                RooflineSettings)
 
 JS = Path(__file__).parent / "roofline.mjs"
 # With the y axis's 68 px on the left, a 688 px plot's frame is 588 px wide: the static SVG's
@@ -58,24 +53,6 @@ _VERDICT_CSS = """
 
 
 # ---------------------------------------------------------------- the layout
-
-def figure(*, catalog: Catalog | None = None, zoo: OpZoo | None = None, measurement=None,
-           url_state: bool = True, **options):
-    """The interactive roofline as a Bokeh layout (`bokeh.io.show(roofline.figure())` works).
-
-    options (RooflineSettings.OPTIONS; None means the default): hardware/precision: catalog
-    ids; ops: op-zoo ids drawn as points and offered as presets (default: all); ai: initial
-    arithmetic intensity in FLOP/byte (0.01–10,000); op: initially selected preset; ceilings:
-    extra roofs from the catalog tiers (sram, l2, hbm, host, scaleup, vector); height: plot
-    height in px. url_state: read and write ?hardware=&precision=&ai=&op=. measurement: a
-    measurement JSON (file name, path or document) drawn over the roofline.
-    catalog/zoo: other model data than the bundled files. Bad input raises
-    roofline.errors.WidgetOptionError naming the option.
-    """
-    settings, document = from_figure_args(catalog=catalog, measurement=measurement,
-                                          url_state=url_state, **options)
-    return build_layout(settings, catalog=catalog, zoo=zoo, measurement=document)
-
 
 def build_layout(settings: RooflineSettings, *, catalog: Catalog | None = None,
                  zoo: OpZoo | None = None, measurement: dict | None = None):

@@ -161,20 +161,6 @@ class RooflineSettings(WidgetSettings):
         return payload(self, catalog, zoo)
 
 
-def from_figure_args(*, catalog: Catalog | None = None, measurement=None, url_state: bool = True,
-                     **options) -> tuple[RooflineSettings, dict | None]:
-    """roofline.figure()'s keyword arguments (None means the default; `measurement` a file name,
-    path or document) as settings, and the measurement document to draw if one was given."""
-    opts = {k: v for k, v in options.items() if v is not None}
-    if url_state is not True:
-        opts["url"] = url_state
-    if isinstance(measurement, (str, Path)):
-        opts["measurement"], measurement = str(measurement), None
-    settings = RooflineSettings.from_options(
-        opts, catalog=str(catalog.path) if catalog is not None else None)
-    return settings, measurement
-
-
 # ---------------------------------------------------------------- the payload the JS reads
 
 def _hw_payload(hw: Accelerator, catalog: Catalog) -> dict:

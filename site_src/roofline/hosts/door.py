@@ -1,0 +1,104 @@
+"""The one door every host goes through: options → settings → rendered block.
+
+    settings = door.settings("roofline", {"hardware": "a100-sxm-80gb"}, where="docs/a.md:12")
+    html = door.render(settings)                          # the page's HTML block
+    html = door.render_widget("roofline", {...}, where="docs/a.md:12")   # both at once
+
+The fence (hosts/fences.py), the Sphinx directive (hosts/sphinx.py), the notebook and
+`roofline.figure()` (hosts/notebook.py) and the CLI (cli/plot.py, cli/export.py) all come in
+here, so a widget kind is parsed, validated, defaulted and rendered one way whatever hosts it.
+
+Errors: bad input — an unknown option, a value of the wrong type, an id the catalog lacks, a
+data file a widget names that is broken — is a `WidgetOptionError`: "where: option 'x': what
+is wrong" (`.where`, `.option`), made by the kind's settings class (`option_error`), the one
+place a model error's field becomes an option. Anything else (a KeyError, a Bokeh error) is a
+bug in this package and propagates as itself, traceback and all: it is never reworded as the
+author's mistake.
+
+Adding a widget kind: its settings class (a WidgetSettings, see roofline/widgets/base.py) and
+its renderer `render(settings) -> str` in roofline/widgets/<kind>/, then one line in KINDS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from roofline.errors import RooflineError, WidgetOptionError
+from roofline.widgets.base import WidgetSettings
+
+log = logging.getLogger("mkdocs.plugins.roofline")
+
+
+@dataclass(frozen=True)
+class WidgetKind:
+    """A widget kind: its settings class and its renderer as "module:name", imported on first
+    use (so Bokeh is imported only when a block is drawn, not on a cache hit)."""
+    settings: str
+    render: str
+
+    def settings_class(self) -> type[WidgetSettings]:
+        return _attr(self.settings)
+
+    def renderer(self):
+        return _attr(self.render)
+
+
+KINDS: dict[str, WidgetKind] = {
+    "roofline": WidgetKind("roofline.widgets.roofline.settings:RooflineSettings",
+                           "roofline.widgets.roofline.block:render"),
+    "roofline-measurement": WidgetKind(
+        "roofline.widgets.measurement.settings:MeasurementTableSettings",
+        "roofline.widgets.measurement.block:render"),
+    "roofline-budget": WidgetKind("roofline.widgets.budget.settings:BudgetSettings",
+                                  "roofline.widgets.budget.layout:budget_block"),
+    "roofline-budget-table": WidgetKind("roofline.widgets.budget.settings:BudgetTableSettings",
+                                        "roofline.widgets.budget.layout:budget_table_block"),
+}
+
+
+def _attr(spec: str) -> Any:
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def kind_of(kind: str, *, where: str = "") -> WidgetKind:
+    try:
+        return KINDS[kind]
+    except KeyError:
+        raise WidgetOptionError(f"unknown widget kind {kind!r}", where=where,
+                                valid=list(KINDS)) from None
+
+
+def settings(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "",
+             **fields: Any) -> WidgetSettings:
+    """Validated settings of widget `kind` from a host's options (a fence's YAML, a directive's
+    options, figure()'s or the CLI's keyword arguments); `fields` sets dataclass fields that
+    are not options (the CLI's --catalog). Raises WidgetOptionError naming where and option."""
+    cls = kind_of(kind, where=where).settings_class()
+    try:
+        return cls.from_options(options or {}, where=where, **fields)
+    except RooflineError as exc:
+        log.debug("%s: %s", where or kind, exc, exc_info=True)
+        raise cls.option_error(exc, where=where, given=options or {}) from None
+
+
+def render(widget: WidgetSettings, *, where: str = "") -> str:
+    """The HTML block for validated settings, through the on-disk build cache (an unchanged
+    widget is read back and never imports Bokeh). A model error raised while drawing (a data
+    file edited since the settings were checked) is reported against the option to blame."""
+    from roofline.hosts.buildcache import cached
+    spec = kind_of(widget.KIND)
+    try:
+        return cached(widget.KIND, widget, lambda: spec.renderer()(widget))
+    except RooflineError as exc:
+        log.debug("%s: %s", where or widget.KIND, exc, exc_info=True)
+        raise type(widget).option_error(exc, where=where) from None
+
+
+def render_widget(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "") -> str:
+    """settings() then render(): the HTML block of widget `kind` for `options`."""
+    return render(settings(kind, options, where=where), where=where)
