@@ -72,15 +72,20 @@ def test_bundle_orders_dependencies_first_once_even_through_a_cycle(tmp_path):
         "export function f", "export function b", "export function a", "export default function "]
 
 
-def test_seeded_a_helper_declared_twice_makes_the_bundle_fail_to_load(tmp_path):
-    """The defect the one-copy rule prevents: a module keeps its own num() next to the import."""
+def test_seeded_a_helper_declared_twice_is_refused_naming_both_files(tmp_path):
+    """The defect the one-copy rule prevents: a module keeps its own num() next to the import.
+    Joined, the two would make a bundle the browser refuses to load (a SyntaxError, shown
+    here with node); join() refuses it first, naming both files and the name."""
     _write(tmp_path, {
         "format.mjs": "export function num(x) { return String(x); }\n",
         "cb.mjs": 'import { num } from "./format.mjs";\nexport function num(x) { return x; }\n'
                   "export default function () { return num(1); }\n",
     })
+    with pytest.raises(ValueError, match="cb.mjs and format.mjs both declare 'num'"):
+        jsmodule.bundle(tmp_path / "cb.mjs")
     out = tmp_path / "out.mjs"
-    out.write_text(jsmodule.bundle(tmp_path / "cb.mjs"), encoding="utf-8")
+    out.write_text((tmp_path / "format.mjs").read_text() + (tmp_path / "cb.mjs").read_text()
+                   .split("\n", 1)[1], encoding="utf-8")
     assert _node_loads([out])[str(out)].startswith("SyntaxError")
 
 

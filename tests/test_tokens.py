@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from roofline import fmt
 from roofline.model import tokens as tk
 from roofline.model.budget import Assumptions
 from roofline.model.catalog import default_catalog
@@ -107,7 +108,9 @@ def test_launch_floor_refuses_bad_data(tmp_path):
 
 # ------------------------------------------------------------ the roofline widget's tokens slider
 
-SCENE_CASES = Path(__file__).parent / "cases" / "scene_cases.json"
+SCENE_JS = (Path(__file__).resolve().parents[1] / "site_src" / "roofline" / "widgets" /
+            "roofline" / "scene.mjs")
+TOKENS_JS = SCENE_JS.with_name("scene_tokens.mjs")
 
 
 @pytest.mark.parametrize("phase,batch,seq", [("decode", 1, 4096), ("decode", 256, 4096),
@@ -115,17 +118,18 @@ SCENE_CASES = Path(__file__).parent / "cases" / "scene_cases.json"
                                              ("decode", 37, 512)])
 @pytest.mark.parametrize("model", ["llama-2-7b", "llama-3-70b"])
 def test_widget_tokens_ops_agree_with_roofline_ops(model, phase, batch, seq, capsys):
-    """The widget's tokens slider at T = the run's tokens (batch at decode, batch × seq else)
-    puts each projection GEMM and RMSNorm at the FLOPs and bytes `roofline ops --model …
-    --batch … --seq …` prints, for every layer op its entry stands for."""
-    from roofline.widgets.roofline import scene
+    """The widget's tokens slider at T = the run's tokens (batch at decode, batch × seq else),
+    as the browser computes it (scene_tokens.mjs, run here by the build's JS engine), puts each
+    projection GEMM and RMSNorm at the FLOPs and bytes `roofline ops --model … --batch …
+    --seq …` prints (the Python model), for every layer op its entry stands for."""
+    from roofline.render.jsengine import call
     from roofline.widgets.roofline.settings import RooflineSettings
     data = RooflineSettings.from_options({"tokens": 1, "model": model}).payload()
     tokens = batch * (1 if phase == "decode" else seq)
     assert main(["ops", "--model", model, "--phase", phase, "--batch", str(batch), "--seq",
                  str(seq), "--format", "json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
-    moved = scene.tokens_ops(data, "bf16", tokens)
+    moved = call(TOKENS_JS, "tokensOps", data, "bf16", tokens)
     checked = 0
     for entry in data["tokens"]["ops"]:
         flops, bytes_ = moved[entry["id"]]["cost"]["bf16"]
@@ -135,50 +139,34 @@ def test_widget_tokens_ops_agree_with_roofline_ops(model, phase, batch, seq, cap
     assert checked == 9  # q, k, v, o, gate, up, down and both norms
 
 
-def test_widget_tokens_cases_match_roofline_ops(capsys):
-    """Each tokens case in scene_cases.json (which node checks scene_tokens.mjs against) holds
-    the costs `roofline ops` gives at that decode batch."""
-    data = json.loads(SCENE_CASES.read_text(encoding="utf-8"))
-    names = {o["id"]: o["names"] for o in data["tokens"]["ops"]}
-    cases = [c for c in data["cases"] if c.get("tokens")]
-    assert len(cases) >= 15
-    for c in cases[:6]:
-        st = c["state"]
-        assert main(["ops", "--hardware", st["hardware"], "--precision", st["precision"],
-                     "--model", "llama-2-7b", "--phase", "decode", "--batch",
-                     str(st["tokens"]), "--seq", "4096", "--format", "json"]) == 0
-        rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
-        for op_id, (flops, bytes_) in c["costs"].items():
-            for name in names[op_id]:
-                assert close(rows[name]["flops"], flops) and close(rows[name]["bytes"], bytes_)
-                # and the point the widget draws has that op's bound
-                i = c["scene"]["projections"]["op"].index(op_id)
-                want = data["payload"]["colors"][rows[name]["bound"]]
-                assert c["scene"]["projections"]["color"][i] == want
-
-
-def test_launch_floor_on_the_widget_is_flops_over_the_launch_time():
-    """The selected op's launch floor: a flat line at FLOPs / launch (data/overhead.toml),
-    drawn only under the roof; the readout says when it binds (overhead-bound)."""
-    from roofline.widgets.roofline import scene
+def test_launch_ceiling_on_the_widget_is_flops_over_the_launch_time():
+    """The selected op's launch ceiling: a flat line at FLOPs / launch (the launch model,
+    roofline.model), drawn only under the roof; the marker sits on it when it binds, the
+    readout prints it as the one "best" and the verdict says overhead-bound (scene.mjs, run
+    by the build's JS engine)."""
+    from roofline.render.jsengine import call
     from roofline.widgets.roofline.settings import RooflineSettings
     launch = tk.load_launch_floor().seconds
     data = RooflineSettings.from_options({"tokens": 64, "op": "input_layernorm"}).payload()
-    st = data["state"]
-    s = scene.scene(data, st, (640, 330))
-    flops = scene.op_cost(data, st)[0]
+    st = {**data["state"], "ai": 2}
+    s = call(SCENE_JS, "scene", data, st, [574, 336])
+    flops = call(TOKENS_JS, "opCost", data, st)[0]
     assert s["launch"]["y"] == [flops / launch / 1e12] * 2
-    hw = data["hardware"]["h100-sxm"]
-    note = scene.launch_note(data, st, hw["peaks"]["bf16"], hw["bw"])
-    assert "overhead-bound" in note and "(estimate)" in note
-    verdict = scene.overhead_verdict(data, st, hw["peaks"]["bf16"], hw["bw"])
-    assert verdict[0] == "overhead" and verdict[1].startswith("Overhead-bound")
     assert any(lab["key"] == "launch" and lab["shown"] for lab in s["labels"])
-    # a training GEMM's floor is far above the roof: no line, no clause
+    ai = call(TOKENS_JS, "opCost", data, st)
+    ai = ai[0] / ai[1]
+    m = call(SCENE_JS, "marker", data, st, ai)
+    assert m["bound"] == "overhead" and close(m["y"] * 1e12, flops / launch)
+    ops = call(TOKENS_JS, "opsWithTokens", data, "bf16", 64)
+    readout = call(SCENE_JS, "readoutText", data, st, ai, ops)
+    assert readout.count("best") == 1 and fmt.tflops(flops / launch) in readout
+    bound, verdict = call(SCENE_JS, "verdictText", data, st, ai)
+    assert bound == "overhead" and verdict.startswith("Overhead-bound")
+    # a training GEMM's launch ceiling is far above the roof: no line, the roofline binds
     big = {**st, "op": "gemm-train"}
-    assert scene.scene(data, big, (640, 330))["launch"]["x"] == []
-    assert scene.launch_note(data, big, hw["peaks"]["bf16"], hw["bw"]) == ""
-    assert scene.overhead_verdict(data, big, hw["peaks"]["bf16"], hw["bw"]) is None
+    assert call(SCENE_JS, "scene", data, big, [574, 336])["launch"]["x"] == []
+    big_ai = call(TOKENS_JS, "opCost", data, big)
+    assert call(SCENE_JS, "verdictText", data, big, big_ai[0] / big_ai[1])[0] == "compute"
 
 
 def test_widget_tokens_option_errors_name_the_option():
@@ -189,48 +177,6 @@ def test_widget_tokens_option_errors_name_the_option():
         with pytest.raises(WidgetOptionError) as exc:
             RooflineSettings.from_options(opts, where="p.md:3")
         assert f"option '{option}'" in str(exc.value)
-
-
-def tokens_label_problems(chips=None) -> tuple[list[str], int, int]:
-    """(problems, scenes walked, scenes with a launch floor) over the tokens slider's states."""
-    from roofline.widgets.roofline import scene
-    from roofline.render.svgchart import Box, boxes_collide
-    from roofline.widgets.roofline.settings import RooflineSettings
-    data = RooflineSettings.from_options({"tokens": 1}).payload()
-    marks = [m["tokens"] for m in data["tokens"]["marks"]]
-    problems, n, floors = [], 0, 0
-    for hw_id in chips or data["hardware"]:
-        for prec in data["hardware"][hw_id]["precisions"]:
-            for tokens in marks:
-                for op in (None, "input_layernorm", "gate_proj"):
-                    st = {"hardware": hw_id, "precision": prec, "vector": False, "op": op,
-                          "tokens": tokens}
-                    for frame in ((640, 330), (330, 330)):
-                        n += 1
-                        s = scene.scene(data, st, frame)
-                        floors += bool(s["launch"]["x"])
-                        shown = [lab for lab in s["labels"] if lab["shown"]]
-                        for i, j in boxes_collide([Box(*lab["box"]) for lab in shown],
-                                                  Box(0, 0, *frame)):
-                            other = shown[j]["text"] if j >= 0 else "the frame's edge"
-                            problems.append(f"{st} {frame}: '{shown[i]['text']}' meets {other}")
-    return problems, n, floors
-
-
-def test_tokens_scene_labels_never_collide_in_any_state():
-    """The layout gate for the tokens slider's states: every chip and precision × each mark's
-    tokens × no op, a projection or the RMSNorm selected (its launch floor labelled) × a
-    desktop and a phone frame: no two shown labels overlap and none leaves the frame."""
-    problems, n, floors = tokens_label_problems()
-    assert n >= 1000 and floors >= 100, (n, floors)
-    assert problems == [], f"{len(problems)} of {n}:\n" + "\n".join(problems[:10])
-
-
-def test_seeded_tokens_label_collision_is_reported(monkeypatch):
-    from roofline.render import labels  # the layout (scene.py re-exports it)
-    monkeypatch.setattr(labels, "overlaps", lambda a, b, pad=1: False)
-    problems, _, _ = tokens_label_problems(["h100-sxm"])
-    assert any("launch floor" in p or "_proj" in p for p in problems), problems[:3]
 
 
 def test_roofline_plot_takes_the_tokens_slider(tmp_path, capsys):

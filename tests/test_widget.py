@@ -50,11 +50,14 @@ def test_initial_state_comes_from_the_model():
     data = rs.payload(rs.RooflineSettings(hardware="a100-sxm-80gb", op="gemm-train"),
                           roofline.default_catalog(), roofline.default_zoo())
     assert data["state"]["ai"] == pytest.approx(ai, rel=1e-12)
-    from roofline.widgets.roofline import scene
-    first = scene.scene(data, data["state"], (640, 330))
+    # the scene the browser draws (scene.mjs, run by the build's JS engine) agrees
+    from roofline.render.jsengine import call
+    from roofline.widgets.roofline import layout as widget
+    scene_js = widget.JS.with_name("scene.mjs")
+    first = call(scene_js, "scene", data, data["state"], [574, 336])
     assert first["ridge"] == pytest.approx(hw.ridge_flops_per_byte("bf16"), rel=1e-12)
-    assert scene.readout_text(data["hardware"]["a100-sxm-80gb"], "bf16", ai, "gemm-train",
-                              data["ops"]).count("GEMM (training) takes ≥") == 1
+    assert call(scene_js, "readoutText", data, data["state"], ai, data["ops"]).count(
+        "GEMM (training) takes ≥") == 1
 
 
 def test_precision_options_follow_the_chip():

@@ -12,7 +12,11 @@ import * as bj from "../../site_src/roofline/widgets/budget/budget.mjs";
 
 const load = (name) => JSON.parse(readFileSync(new URL(`../cases/${name}`, import.meta.url)));
 const H = load("hostile_urls.json");
-const { known } = load("roofline_cases.json");
+// The ids a widget knows: the zoo payload's (tests/cases/payloads.jsonl).
+const P = readFileSync(new URL("../cases/payloads.jsonl", import.meta.url), "utf8").split("\n")
+  .filter(Boolean).map((l) => JSON.parse(l)).find((r) => r.name === "zoo").payload;
+const known = { hardware: Object.keys(P.hardware), precision: Object.keys(P.precisions),
+                op: Object.keys(P.ops) };
 const PAYLOADS = [...H.scripts, ...H.numbers, ...H.ids];
 
 // Every payload under every key, in the query and in the hash, plus the raw URLs.

@@ -1,65 +1,90 @@
-// The widget's JS helpers against the shared case file (pytest checks the same file against the
-// Python model): the file the browser runs is the file imported here.
+// What Python and the browser both compute, against tests/cases/roofline_cases.jsonl (pytest
+// checks the same file against roofline.model and roofline.fmt): the roofline arithmetic
+// (maths.mjs) and the formatting (format.mjs). Then the widget callback's own helpers (URL
+// state) and the texts beside the plot (scene.mjs), which only the browser computes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as rl from "../../site_src/roofline/widgets/roofline/roofline.mjs";
+import * as sc from "../../site_src/roofline/widgets/roofline/scene.mjs";
 import * as maths from "../../site_src/roofline/render/js/maths.mjs";
 import * as fmt from "../../site_src/roofline/render/js/format.mjs";
 
-const CASES = JSON.parse(readFileSync(new URL("../cases/roofline_cases.json", import.meta.url)));
-const { cases, hardware, ops, known } = CASES;
+const lines = (name) => readFileSync(new URL(`../cases/${name}`, import.meta.url), "utf8")
+  .split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const CASES = lines("roofline_cases.jsonl");
+const PAYLOADS = Object.fromEntries(lines("payloads.jsonl").map((r) => [r.name, r.payload]));
 
 function close(actual, expected, what) {
   const tol = 1e-9 * Math.max(Math.abs(expected), Math.abs(actual));
   assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} != ${expected}`);
 }
 
-test("the case file holds at least 50 cases", () => {
-  const n = Object.values(cases).reduce((s, v) => s + v.length, 0);
-  assert.ok(n >= 50, `only ${n} cases`);
+test("the case file holds places and formats", () => {
+  assert.ok(CASES.filter((c) => c.kind === "place").length >= 40);
+  assert.ok(CASES.filter((c) => c.kind === "format").length >= 40);
 });
 
 test("place: AI, attainable, fraction, time and bound agree with the Python model", () => {
-  for (const c of cases.place) {
-    const hw = hardware[c.hardware];
-    const p = maths.place(c.cost, hw.peaks[c.precision], hw.bw);
+  for (const c of CASES.filter((k) => k.kind === "place")) {
+    const p = maths.place(c.cost, c.peak, c.bw);
     const what = `${c.hardware}/${c.precision}/${c.op}`;
     close(p.ai, c.ai, `${what} ai`);
     close(p.attainable, c.attainable, `${what} attainable`);
     close(p.fraction, c.fraction, `${what} fraction`);
     close(p.time, c.time, `${what} time`);
-    close(maths.ridge(hw.peaks[c.precision], hw.bw), c.ridge, `${what} ridge`);
     assert.equal(p.bound, c.bound, `${what} bound`);
   }
 });
 
-test("attainable = min(peak, AI × BW)", () => {
-  for (const c of cases.attainable) close(maths.attainable(c.ai, c.peak, c.bw), c.expected, `ai ${c.ai}`);
-});
-
 test("formatting matches roofline.fmt", () => {
-  for (const c of cases.format) {
+  for (const c of CASES.filter((k) => k.kind === "format")) {
     assert.equal(fmt[c.fn](c.x, c.digits), c.expected, `${c.fn}(${c.x}, ${c.digits})`);
   }
 });
 
+test("seeded: a formatter that rounds half up instead of to even is caught by a case", () => {
+  const halfUp = (x) => fmt.num(x + 1e-9);
+  const c = CASES.find((k) => k.kind === "format" && k.fn === "num" && k.x === 1365);
+  assert.equal(c.expected, "1,360");
+  assert.notEqual(halfUp(c.x), c.expected);
+});
+
 test("clampAI: finite positive numbers clamped to 0.01–10,000, anything else ignored", () => {
-  for (const c of cases.clamp_ai) {
-    const got = rl.clampAI(c.input);
-    if (c.expected === null) assert.equal(got, null, `clampAI(${JSON.stringify(c.input)})`);
-    else close(got, c.expected, `clampAI(${JSON.stringify(c.input)})`);
+  for (const [input, expected] of [
+    ["2", 2], ["1365", 1365], ["0.5", 0.5], ["1e3", 1000], ["0.0001", 0.01], ["1e9", 10000],
+    ["-5", null], ["0", null], ["abc", null], ["2;alert(1)", null], ["<script>", null],
+    ["Infinity", null], ["NaN", null], ["", null], [" 7 ", 7]]) {
+    const got = rl.clampAI(input);
+    if (expected === null) assert.equal(got, null, `clampAI(${JSON.stringify(input)})`);
+    else close(got, expected, `clampAI(${JSON.stringify(input)})`);
   }
 });
 
 test("parseState keeps only known ids and a sane AI", () => {
-  for (const c of cases.parse_state) {
-    assert.deepEqual(rl.parseState(c.search, c.hash, known), c.expected, `${c.search} ${c.hash}`);
+  const P = PAYLOADS.zoo;
+  const known = { hardware: Object.keys(P.hardware), precision: Object.keys(P.precisions),
+                  op: Object.keys(P.ops) };
+  for (const [search, hash, expected] of [
+    ["?hardware=a100-sxm-80gb&precision=bf16&ai=2", "",
+     { hardware: "a100-sxm-80gb", precision: "bf16", ai: 2 }],
+    ["", "#hardware=h100-sxm&precision=fp8&op=gemm-train",
+     { hardware: "h100-sxm", precision: "fp8", op: "gemm-train" }],
+    ["?hardware=h100-sxm", "#hardware=l4", { hardware: "l4" }],
+    ["?hardware=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&ai=1e99", "", { ai: 10000 }],
+    ["?precision=fp9&op=rm%sn&ai=-3", "", {}],
+    ["?foo=bar&ai=0.001", "#section-6", { ai: 0.01 }],
+    ["?op=custom&ai=50", "", { op: "custom", ai: 50 }],
+    ["", "", {}]]) {
+    assert.deepEqual(rl.parseState(search, hash, known), expected, `${search} ${hash}`);
   }
 });
 
 test("stateQuery round-trips through parseState and keeps foreign parameters", () => {
+  const P = PAYLOADS.zoo;
+  const known = { hardware: Object.keys(P.hardware), precision: Object.keys(P.precisions),
+                  op: Object.keys(P.ops) };
   const q = rl.stateQuery("?lang=en&ai=3", { hardware: "a100-sxm-80gb", precision: "bf16",
                                               ai: 2, op: "custom" });
   assert.equal(q, "?lang=en&hardware=a100-sxm-80gb&precision=bf16&ai=2");
@@ -67,19 +92,39 @@ test("stateQuery round-trips through parseState and keeps foreign parameters", (
                    { hardware: "a100-sxm-80gb", precision: "bf16", ai: 2 });
 });
 
-test("readout and verdict texts are the ones Python renders first", () => {
-  for (const c of cases.readout) {
-    const hw = hardware[c.hardware];
-    assert.equal(rl.readoutText(hw, c.precision, c.ai, c.op, ops), c.readout);
-    assert.deepEqual(rl.verdictText(hw, c.precision, c.ai), [c.bound, c.verdict]);
-  }
+// ---------------------------------------------------------------- the texts beside the plot
+
+const H100 = { hardware: "h100-sxm", precision: "bf16", vector: false };
+const ops = (P, st) => ({ ...P.ops, ...Object.fromEntries(P.tokens.ops.map((o) => [o.id, {
+  label: o.label, short: o.label, cost: { [st.precision]: [o.cost[st.precision][0] +
+    o.cost[st.precision][1] * st.tokens, o.cost[st.precision][2] + o.cost[st.precision][3] *
+    st.tokens] } }])) });
+
+test("one 'best': the readout prints the lowest ceiling that applies, once", () => {
+  const P = PAYLOADS.lesson;
+  const st = { ...H100, op: "input_layernorm", tokens: 1 };
+  const ai = maths.place(ops(P, st).input_layernorm.cost.bf16, 989.4e12, 3.35e12).ai;
+  const text = sc.readoutText(P, st, ai, ops(P, st));
+  assert.equal((text.match(/best/g) || []).length, 1, text);
+  // FLOPs of a batch-1 RMSNorm over the launch time: the launch ceiling, far under the slope.
+  const flops = ops(P, st).input_layernorm.cost.bf16[0];
+  assert.ok(text.includes(`best ${fmt.tflops(flops / P.launch.seconds)}`), text);
+  assert.equal(sc.marker(P, st, ai).bound, "overhead");
+  close(sc.marker(P, st, ai).y * 1e12, flops / P.launch.seconds, "marker on the launch ceiling");
+  assert.match(sc.verdictText(P, st, ai)[1], /^Overhead-bound: /);
 });
 
-test("roofXY bends at the ridge, or is all slope or all roof", () => {
-  for (const c of cases.roof_xy) {
-    const got = maths.roofXY(c.peak, c.bw, c.x0, c.x1);
-    assert.equal(got.x.length, c.expected.x.length);
-    got.x.forEach((v, i) => close(v, c.expected.x[i], `x[${i}]`));
-    got.y.forEach((v, i) => close(v, c.expected.y[i], `y[${i}]`));
+test("the verdict grades the loss: memory-bound near the ridge never says the cores idle", () => {
+  const P = PAYLOADS.zoo;
+  const hw = P.hardware["h100-sxm"];
+  const ridge = hw.peaks.bf16 / hw.bw;
+  for (const ai of [1, 30, 0.5 * ridge, 0.8 * ridge, 0.99 * ridge]) {
+    const [bound, text] = sc.verdictText(P, H100, ai);
+    const fraction = Math.min(hw.peaks.bf16, ai * hw.bw) / hw.peaks.bf16;
+    assert.equal(bound, "memory");
+    assert.ok(text.includes(`at most ${fmt.percent(fraction)} of peak`), text);
+    if (fraction >= 0.5) assert.doesNotMatch(text, /idle|wait/, text);
+    else assert.match(text, /wait on HBM/, text);
   }
+  assert.deepEqual(sc.verdictText(P, H100, 2 * ridge)[0], "compute");
 });

@@ -1,220 +1,174 @@
-// The scene the live plot draws (scene.mjs `scene`, `marker`) against
-// tests/cases/scene_cases.json, written by its Python mirror (roofline.widgets.roofline.scene, which draws
-// the build-time SVG): the two agree to 1e-9 on every number and exactly on every text.
+// The scene (scene.mjs) and its label layout (labels.mjs) have one copy, in JS: the live plot
+// and the build-time static drawing both run it. So they are checked here by what a reader
+// must see, in every state of every payload in tests/cases/payloads.jsonl (every chip,
+// precision, vector toggle, a spread of AIs, desktop, medium and phone frames), with a
+// geometry checker written apart from the layout: no label leaves the frame, meets another or
+// is crossed by a drawn line (roofs, ceilings, the ridge, the AI line, the launch ceiling) or by
+// another label's leader, and a name placed away from its point has a leader. Seeded defects
+// show the checker fails.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as sceneJs from "../../site_src/roofline/widgets/roofline/scene.mjs";
-import * as tokensJs from "../../site_src/roofline/widgets/roofline/scene_tokens.mjs";
-import * as lay from "../../site_src/roofline/render/js/labels.mjs";
+import * as sc from "../../site_src/roofline/widgets/roofline/scene.mjs";
+import { toPx } from "../../site_src/roofline/render/js/labels.mjs";
 
-const rl = { ...sceneJs, ...tokensJs };
+const PAYLOADS = readFileSync(new URL("../cases/payloads.jsonl", import.meta.url), "utf8")
+  .split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const FRAMES = [[574, 336], [366, 256], [206, 272], [260, 330]];
 
-const DATA = JSON.parse(readFileSync(new URL("../cases/scene_cases.json", import.meta.url)));
-
-function same(actual, expected, path) {
-  if (typeof expected === "number") {
-    assert.equal(typeof actual, "number", `${path}: ${actual}`);
-    const tol = 1e-9 * Math.max(Math.abs(expected), Math.abs(actual));
-    assert.ok(Math.abs(actual - expected) <= tol, `${path}: ${actual} != ${expected}`);
-  } else if (Array.isArray(expected)) {
-    assert.ok(Array.isArray(actual), `${path}: not a list`);
-    assert.equal(actual.length, expected.length, `${path}: length`);
-    expected.forEach((e, i) => same(actual[i], e, `${path}[${i}]`));
-  } else if (expected !== null && typeof expected === "object") {
-    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${path}: keys`);
-    for (const k of Object.keys(expected)) same(actual[k], expected[k], `${path}.${k}`);
-  } else {
-    assert.equal(actual, expected, path);
+// Whether segment [x0, y0, x1, y1] enters the open box [l, t, r, b] (sampled: independent of
+// the layout's clipping code, and exact enough at 0.25 px steps for boxes 12 px tall).
+function segmentInBox(g, b) {
+  const n = Math.max(2, Math.ceil(Math.hypot(g[2] - g[0], g[3] - g[1]) * 4));
+  for (let i = 0; i <= n; i += 1) {
+    const x = g[0] + (g[2] - g[0]) * i / n, y = g[1] + (g[3] - g[1]) * i / n;
+    if (x > b[0] && x < b[2] && y > b[1] && y < b[3]) return true;
   }
+  return false;
 }
 
-test("the scene case file covers states, frames and label layouts", () => {
-  assert.ok(DATA.cases.length >= 20);
-  const labels = DATA.cases.flatMap((c) => c.scene.labels);
-  assert.ok(labels.length >= 300 && labels.some((l) => !l.shown));
-});
-
-// A case's payload: the shared one, its ceilings and extent, and the tokens slider's block.
-const payloadOf = (c) => ({ ...DATA.payload, ceilings: c.ceilings, y_extra: c.y_extra,
-                            tokens: c.tokens ? DATA.tokens : null });
-
-test("scene() and marker() equal the Python mirror", () => {
-  for (const c of DATA.cases) {
-    const P = payloadOf(c);
-    const what = `${JSON.stringify(c.state)} ${c.frame} ${c.ceilings}`;
-    same(rl.scene(P, c.state, c.frame), c.scene, what);
-    [0.5, 10, 5000].forEach((ai, i) => same(rl.marker(P, c.state, ai), c.markers[i], what));
-  }
-});
-
-test("shown labels stay inside the frame and never overlap", () => {
-  for (const c of DATA.cases) {
-    const P = payloadOf(c);
-    const boxes = rl.scene(P, c.state, c.frame).labels.filter((l) => l.shown).map((l) => l.box);
-    for (const [i, b] of boxes.entries()) {
-      assert.ok(b[0] >= 0 && b[1] >= 0 && b[2] <= c.frame[0] && b[3] <= c.frame[1]);
-      for (const o of boxes.slice(i + 1)) assert.ok(!lay.overlaps(b, o, 0), `${b} ~ ${o}`);
+export function defects(S, st, frame) {
+  const [w, h] = frame;
+  const px = (x, y) => toPx(x, y, S.x, S.y, w, h);
+  const segs = [];
+  const poly = (xs, ys, what) => {
+    for (let i = 1; i < xs.length; i += 1) segs.push([...px(xs[i - 1], ys[i - 1]), ...px(xs[i], ys[i]), what]);
+  };
+  poly(S.roof.x, S.roof.y, "roof");
+  S.ceilings.xs.forEach((xs, i) => poly(xs, S.ceilings.ys[i], "ceiling"));
+  if (S.vector.x.length) poly(S.vector.x, S.vector.y, "vector roof");
+  if (S.launch.x.length) poly(S.launch.x, S.launch.y, "launch ceiling");
+  poly([S.ridge, S.ridge], S.y, "ridge");
+  if (st.ai > 0) poly([st.ai, st.ai], S.y, "AI line");
+  const leaders = S.leaders.x0.map((x, i) => [...px(x, S.leaders.y0[i]), ...px(S.leaders.x1[i], S.leaders.y1[i])]);
+  const shown = S.labels.filter((l) => l.shown);
+  const out = [];
+  for (const l of shown) {
+    const b = l.box;
+    if (b[0] < -0.01 || b[1] < -0.01 || b[2] > w + 0.01 || b[3] > h + 0.01) out.push(`'${l.text}' leaves the frame`);
+    for (const g of segs) if (segmentInBox(g, b)) out.push(`the ${g[4]} crosses '${l.text}'`);
+    for (const g of leaders) {
+      // a label's own leader ends on its box's edge: it does not enter it
+      if (segmentInBox(g, [b[0] + 0.5, b[1] + 0.5, b[2] - 0.5, b[3] - 0.5])) out.push(`a leader crosses '${l.text}'`);
+    }
+    if (/^(op|proj)-/.test(l.key)) {
+      const [x, y] = px(l.x, l.y);
+      const d = Math.hypot(x - Math.min(Math.max(x, b[0]), b[2]), y - Math.min(Math.max(y, b[1]), b[3]));
+      const tied = leaders.some((g) => Math.hypot(g[0] - x, g[1] - y) < 6);
+      if (d > 12 && !tied) out.push(`'${l.text}' is ${Math.round(d)} px from its point with no leader`);
     }
   }
-});
-
-// The reader's marker (r 8 px, 2 px ring) as the box labels keep off when the scene knows the AI.
-function markerBox(P, c) {
-  const S = rl.scene(P, c.state, c.frame), m = rl.marker(P, c.state, c.state.ai);
-  const [px, py] = lay.toPx(m.x, m.y, S.x, S.y, c.frame[0], c.frame[1]);
-  const r = rl.MARKER_KEEP_PX;
-  return [px - r, py - r, px + r, py + r];
-}
-const onMarker = (P, c, st) => rl.scene(P, st, c.frame).labels
-  .filter((l) => l.shown && lay.overlaps(l.box, markerBox(P, c), 0)).map((l) => l.text);
-const shownOf = (P, c, st) => rl.scene(P, st, c.frame).labels.filter((l) => l.shown).length;
-
-test("with the slider's AI known, no label lies under the marker unless that would lose one", () => {
-  const cases = DATA.cases.filter((c) => c.state.ai);
-  assert.ok(cases.length >= 4);
-  let seeded = 0;
-  for (const c of cases) {
-    const P = payloadOf(c), { ai, ...blind } = c.state;
-    const what = JSON.stringify(c.state);
-    // Seeded: the same scene laid out without the AI puts a name under the marker.
-    const before = onMarker(P, c, blind);
-    if (before.length) seeded += 1;
-    const after = onMarker(P, c, c.state);
-    assert.ok(after.length === 0 || shownOf(P, c, c.state) === shownOf(P, c, blind) &&
-              after.length <= before.length, `${what}: ${after}`);
-    assert.ok(shownOf(P, c, c.state) >= shownOf(P, c, blind), `${what}: a name lost`);
-  }
-  assert.ok(seeded >= 4, `only ${seeded} cases had a name under the marker without the AI`);
-  assert.ok(cases.filter((c) => onMarker(payloadOf(c), c, c.state).length === 0).length >= 4);
-});
-
-test("a seeded collision is caught by the overlap check the layout relies on", () => {
-  const a = lay.labelBox("GEMM (training)", 11, 100, 100, { dx: 6, dy: 7, align: "left",
-                                                          baseline: "bottom" });
-  const b = lay.labelBox("Softmax", 11, 120, 100, { dx: 6, dy: 7, align: "left",
-                                                  baseline: "bottom" });
-  assert.ok(lay.overlaps(a, b, 0));
-  const [l1, l2] = lay.layoutLabels(
-    [{ x: 1, y: 1, text: "aaaa", size: 11, at: [{ dx: 0, dy: 0, align: "left", baseline: "top" }] },
-     { x: 1, y: 1, text: "bbbb", size: 11, at: [{ dx: 0, dy: 0, align: "left", baseline: "top" }] }],
-    [0.1, 10], [0.1, 10], 200, 200);
-  assert.equal(l1.shown, true);
-  assert.equal(l2.shown, false);
-});
-
-test("tokens slider: its ops' costs, the readout's notes and the launch floor equal Python's", () => {
-  const cases = DATA.cases.filter((c) => c.tokens);
-  assert.ok(cases.length >= 15);
-  let floors = 0;
-  for (const c of cases) {
-    const P = payloadOf(c);
-    const st = c.state;
-    const hw = P.hardware[st.hardware];
-    const what = JSON.stringify(st);
-    const costs = Object.fromEntries(Object.entries(rl.tokensOps(P, st.precision, st.tokens))
-      .map(([id, op]) => [id, op.cost[st.precision]]));
-    same(costs, c.costs, `${what} costs`);
-    const notes = rl.launchNote(P, st, hw.peaks[st.precision], hw.bw) + rl.tokensNote(P, st);
-    assert.equal(notes, c.notes, what);
-    assert.deepEqual(rl.overheadVerdict(P, st, hw.peaks[st.precision], hw.bw), c.overhead, what);
-    if (c.scene.launch.x.length) floors += 1;
-  }
-  assert.ok(floors >= 5, `${floors} cases draw a launch floor`);
-  assert.ok(cases.some((c) => c.overhead) && cases.some((c) => c.state.op && !c.overhead));
-  // decode at batch 1 is memory-bound, a training step's projections compute-bound
-  const at = (t) => cases.find((c) => c.state.tokens === t && c.state.op === "gate_proj");
-  assert.equal(at(1).scene.projections.color.at(-1), DATA.payload.colors.memory);
-  assert.equal(at(32768).scene.projections.color.at(-1), DATA.payload.colors.compute);
-});
-
-test("seeded: a launch floor that ignores the op's FLOPs is caught by the case check", () => {
-  const c = DATA.cases.find((x) => x.tokens && x.scene.launch.x.length);
-  const P = { ...payloadOf(c), launch: { ...DATA.payload.launch, seconds: 2e-6 } };
-  assert.notDeepEqual(rl.scene(P, c.state, c.frame).launch.y, c.scene.launch.y);
-});
-
-test("tokens from the URL: whole numbers in range only, the hash first", () => {
-  const max = DATA.tokens.max;
-  assert.equal(rl.parseTokens("?tokens=256", "", max), 256);
-  assert.equal(rl.parseTokens("?tokens=256", "#tokens=4096", max), 4096);
-  for (const bad of ["?tokens=0", "?tokens=-1", "?tokens=1e3", "?tokens=2.5", `?tokens=${max * 2}`,
-                     "?tokens=<script>", "?tokens=12abc", "?xtokens=5"]) {
-    assert.equal(rl.parseTokens(bad, "", max), null, bad);
-  }
-  assert.equal(rl.tokensAtSlider(0), 1);
-  assert.equal(rl.tokensAtSlider(Math.log2(4096)), 4096);
-});
-
-test("tokens from hostile URLs: every shared payload gives null or a whole number in range", () => {
-  const H = JSON.parse(readFileSync(new URL("../cases/hostile_urls.json", import.meta.url)));
-  const max = DATA.tokens.max;
-  let n = 0;
-  for (const p of [...H.scripts, ...H.numbers, ...H.ids]) {
-    for (const [search, hash] of [[`?tokens=${encodeURIComponent(p)}`, ""],
-                                  ["", `#tokens=${encodeURIComponent(p)}`],
-                                  [`?tokens=${p}`, ""]]) {
-      const t = rl.parseTokens(search, hash, max);
-      assert.ok(t === null || (Number.isInteger(t) && t >= 1 && t <= max), `${search}${hash}: ${t}`);
-      n += 1;
-    }
-  }
-  assert.ok(n >= 100, `${n} cases`);
-  // seeded: a parser that trusts the number would let these through
-  const loose = (s) => Number(/tokens=([^&#]*)/.exec(s)[1]);
-  assert.ok([...H.numbers].some((p) => {
-    const v = loose(`?tokens=${p}`);
-    return !(Number.isInteger(v) && v >= 1 && v <= max);
+  shown.forEach((a, i) => shown.slice(i + 1).forEach((c) => {
+    const [p, q] = [a.box, c.box];
+    if (p[0] < q[2] && q[0] < p[2] && p[1] < q[3] && q[1] < p[3]) out.push(`'${a.text}' meets '${c.text}'`);
   }));
-});
+  return out;
+}
 
-// Leader lines: a point's name farther than LEADER_PX from it is tied to it, from the point's
-// edge to the nearest point of its box; one close by, or a label naming no point, is not.
-test("a name moved away from its point gets a leader line, a near one none", () => {
-  const xr = [0.01, 10000], yr = [0.01, 1000], w = 600, h = 300;
-  const [px, py] = lay.toPx(1, 1, xr, yr, w, h);
-  const at = (key, dy) => ({ key, x: 1, y: 1, shown: true, box: [px - 20, py - dy - 14, px + 20, py - dy] });
-  const L = lay.leaderLines([at("op-near", 8), at("op-far", 40), at("roof", 40),
-                             { ...at("proj-hidden", 60), shown: false }], xr, yr, w, h);
-  assert.equal(L.x0.length, 1);
-  const [ax, ay] = lay.toPx(L.x0[0], L.y0[0], xr, yr, w, h);
-  const [bx, by] = lay.toPx(L.x1[0], L.y1[0], xr, yr, w, h);
-  assert.ok(Math.abs(ax - px) < 1e-6 && Math.abs(ay - (py - lay.POINT_R - 1)) < 1e-6, `${ax},${ay}`);
-  assert.ok(Math.abs(bx - px) < 1e-6 && Math.abs(by - (py - 40)) < 1e-6, `${bx},${by}`);
-});
-
-test("every scene's far op labels have leaders, and only they", () => {
-  let total = 0;
-  for (const c of DATA.cases) {
-    const S = rl.scene(payloadOf(c), c.state, c.frame);
-    const far = S.labels.filter((l) => l.shown && lay.namesPoint(l) && (() => {
-      const [px, py] = lay.toPx(l.x, l.y, S.x, S.y, c.frame[0], c.frame[1]);
-      const b = l.box;
-      const dx = px - Math.min(Math.max(px, b[0]), b[2]);
-      const dy = py - Math.min(Math.max(py, b[1]), b[3]);
-      return Math.hypot(dx, dy) > lay.LEADER_PX;
-    })());
-    assert.equal(S.leaders.x0.length, far.length);
-    total += far.length;
+// Every chip × precision × vector toggle × a spread of AIs; with a tokens slider, also each of
+// its marks' tokens with no op, a projection or the RMSNorm selected (its launch ceiling).
+function* states(P) {
+  const marks = P.tokens ? P.tokens.marks.map((m) => m.tokens) : [P.state.tokens];
+  const ops = P.tokens ? [null, "input_layernorm", "gate_proj"] : [P.state.op];
+  for (const [id, hw] of Object.entries(P.hardware)) {
+    for (const precision of hw.precisions) {
+      for (const vector of [false, true]) {
+        for (const ai of [0.01, 2, 300, 10000]) {
+          yield { hardware: id, precision, vector, ai, op: P.state.op, tokens: P.state.tokens };
+        }
+        if (!P.tokens || vector) continue;
+        for (const tokens of marks) {
+          for (const op of ops) yield { hardware: id, precision, vector, ai: 2, op, tokens };
+        }
+      }
+    }
   }
-  assert.ok(total >= 20, `${total} leaders in all cases`);
+}
+
+test("in every state and frame, no label leaves the frame, meets another or is crossed", () => {
+  let n = 0;
+  const problems = [];
+  for (const { name, payload: P } of PAYLOADS) {
+    for (const st of states(P)) {
+      for (const frame of FRAMES) {
+        n += 1;
+        const S = sc.scene(P, st, frame);
+        for (const d of defects(S, st, frame)) {
+          problems.push(`${name} ${st.hardware} ${st.precision} v=${st.vector} ai=${st.ai} ${frame}: ${d}`);
+        }
+      }
+    }
+  }
+  assert.ok(n > 2000, `${n} scenes`);
+  assert.deepEqual(problems.slice(0, 20), []);
 });
 
-// Lines are a preference: a label takes its first place clear of the lines it is given (in its
-// first CLEAR_OF_LINES places), else its first free place across one; never none for a line.
-test("labels keep off lines where they can, and cross one rather than vanish", () => {
-  assert.ok(lay.crosses([0, 5, 10, 5], [2, 0, 8, 10]));
-  assert.ok(!lay.crosses([0, 12, 10, 12], [2, 0, 8, 10]));
-  assert.ok(lay.crosses([0, 0, 10, 10], [4, 4, 6, 6]) && !lay.crosses([0, 10, 3, 7], [4, 4, 6, 6]));
-  const xr = [1, 100], yr = [1, 100], w = 200, h = 200;
-  const label = (at) => [{ key: "op-a", x: 10, y: 10, size: 10, style: "normal", text: "abc", at }];
-  const at = [{ dx: 5, dy: 5, align: "left", baseline: "bottom" },
-              { dx: 5, dy: -5, align: "left", baseline: "top" }];
-  const flat = [[[1, 100], [12, 12]]]; // a line just over the point: the label goes under it
-  const [l] = lay.layoutLabels(label(at), xr, yr, w, h, { x: [], y: [], lines: flat }, [], null);
-  assert.equal(l.baseline, "top");
-  const both = flat.concat([[[1, 100], [8, 8]]]); // lines over and under: it crosses one
-  const [m] = lay.layoutLabels(label(at), xr, yr, w, h, { x: [], y: [], lines: both }, [], null);
-  assert.ok(m.shown && m.baseline === "bottom");
+test("at desktop width the roof, the slope and the ridge are named, and a selected op in bold", () => {
+  for (const { name, payload: P } of PAYLOADS) {
+    for (const st of states(P)) {
+      const S = sc.scene(P, { ...st, ai: 2 }, FRAMES[0]);
+      const shown = new Set(S.labels.filter((l) => l.shown).map((l) => l.key));
+      // (with more than two extra ceilings the slopes crowd: the key under the plot names
+      // the lines, widgets/roofline/static.key_html)
+      const crowded = P.ceilings.filter((c) => c !== "vector" && c !== "hbm").length > 2;
+      for (const k of crowded ? ["roof", "ridge"] : ["roof", "hbm", "ridge"]) {
+        assert.ok(shown.has(k), `${name} ${st.hardware} ${st.precision}: ${k}`);
+      }
+      if (P.state.op && P.ops[P.state.op]) {
+        const l = S.labels.find((x) => x.key === `op-${P.state.op}`);
+        assert.ok(l.shown && l.style === "bold" && P.ops[P.state.op].short.startsWith(l.text),
+                  `${name} ${st.hardware} ${st.precision}: ${l.text}`);
+      }
+    }
+  }
+});
+
+test("every op point is named or numbered; numbers are the ops' own, listed in the key", () => {
+  const P = PAYLOADS.find((p) => p.name === "zoo").payload;
+  const S = sc.scene(P, { ...P.state, ai: 2 }, FRAMES[0]);
+  const ids = Object.keys(P.ops);
+  for (const l of S.labels.filter((x) => x.key.startsWith("op-") && x.shown && x.numbered)) {
+    assert.equal(ids[Number(l.text) - 1], l.key.slice(3));
+    assert.ok(S.key.some((k) => k.n === Number(l.text) && k.text === P.ops[l.key.slice(3)].label));
+  }
+  const hidden = S.labels.filter((l) => l.key.startsWith("op-") && !l.shown);
+  assert.ok(hidden.length <= 3, hidden.map((l) => l.text).join());
+});
+
+test("the marker sits on the lowest ceiling: the roofline, or the selected op's launch", () => {
+  const P = PAYLOADS.find((p) => p.name === "lesson").payload;
+  const hw = P.hardware["h100-sxm"];
+  const none = sc.marker(P, { hardware: "h100-sxm", precision: "bf16", tokens: 1 }, 2);
+  assert.equal(none.bound, "memory");
+  assert.ok(Math.abs(none.y * 1e12 - 2 * hw.bw) < 1e-3 * 2 * hw.bw);
+  const st = { hardware: "h100-sxm", precision: "bf16", op: "input_layernorm", tokens: 1 };
+  const m = sc.marker(P, st, 1.3);
+  assert.equal(m.bound, "overhead");
+  assert.ok(m.y * 1e12 < 1.3 * hw.bw / 100, `${m.y}`);
+  assert.equal(m.color, P.colors.overhead);
+  // and the scene draws the launch ceiling there as a flat line, labelled
+  const S = sc.scene(P, { ...st, vector: false, ai: 1.3 }, FRAMES[0]);
+  assert.ok(S.launch.y.length === 2 && Math.abs(S.launch.y[0] - m.y) < 1e-12 * m.y);
+  assert.ok(S.labels.find((l) => l.key === "launch").shown);
+});
+
+test("seeded: the checker reports a label on a line, on another label, outside, unled", () => {
+  const P = PAYLOADS.find((p) => p.name === "zoo").payload;
+  const st = { ...P.state, ai: 2 };
+  const frame = FRAMES[0];
+  const S = sc.scene(P, st, frame);
+  assert.deepEqual(defects(S, st, frame), []);
+  const roof = S.labels.find((l) => l.key === "roof");
+  const [rx, ry] = toPx(S.ridge * 3, P.hardware[st.hardware].peaks[st.precision] / 1e12, S.x, S.y, ...frame);
+  const on = (l, box) => ({ ...S, labels: S.labels.map((x) => (x === l ? { ...x, box } : x)) });
+  assert.match(defects(on(roof, [rx - 20, ry - 6, rx + 40, ry + 6]), st, frame).join(), /the roof crosses/);
+  const ridge = S.labels.find((l) => l.key === "ridge");
+  assert.match(defects(on(ridge, roof.box), st, frame).join(), /meets/);
+  assert.match(defects(on(ridge, [frame[0] - 10, 10, frame[0] + 50, 22]), st, frame).join(), /leaves the frame/);
+  const named = S.labels.find((l) => l.key.startsWith("op-") && l.shown);
+  const [x, y] = toPx(named.x, named.y, S.x, S.y, ...frame);
+  const far = [x + 60, y - 80, x + 100, y - 68];
+  const moved = { ...on(named, far), leaders: { x0: [], y0: [], x1: [], y1: [] } };
+  assert.match(defects(moved, st, frame).join(), /with no leader/);
 });

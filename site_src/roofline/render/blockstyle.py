@@ -5,21 +5,48 @@ No bokeh here: the MkDocs plugin uses it on warm builds, which never import boke
 
 from __future__ import annotations
 
+# The charts' palette, in one place: CSS custom properties the static drawings paint with
+# (render/js/chart.mjs) and the loader reads for the live plots (render/js/loader.js): light by
+# default, dark under Material's slate scheme and wherever the loader marks a block dark (furo,
+# pydata-sphinx-theme, the OS preference), and light again on paper.
+PALETTE_CSS = (
+    ".roofline-block,.rl-chart{--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;"
+    "--rl-frame:#8c959f;--rl-bg:var(--md-default-bg-color,#fff)}"
+    "[data-md-color-scheme=slate] :is(.roofline-block,.rl-chart),"
+    ".roofline-block[data-roofline-theme=dark]{--rl-ink:#e2e4e9;--rl-muted:#a4a9b6;"
+    "--rl-grid:#3b3f4f;--rl-frame:#6e7681;--rl-bg:var(--md-default-bg-color,#1e2029)}"
+    "@media print{.roofline-block,.rl-chart,[data-md-color-scheme=slate] :is(.roofline-block,"
+    ".rl-chart){--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;--rl-frame:#8c959f;"
+    "--rl-bg:#fff}}")
+
 # The static first frame covers the top of the reserved box until the live plot is ready, then
 # steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.
-STATIC_CSS = (
+STATIC_CSS = PALETTE_CSS + (
     ".roofline-block{position:relative}"
-    ".roofline-static{position:absolute;top:0;left:0;right:0;background:#fff}"
+    ".roofline-static{position:absolute;top:0;left:0;right:0;background:var(--rl-bg)}"
     ".roofline-static svg{display:block;width:100%;height:auto}"
     ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}"
-    # One drawing per column width (plot/svg.py VARIANTS), each shown from its viewBox width
-    # up, so its text never scales under its 11 px; without container queries, the wide one.
+    # One drawing per column width (static.mjs VARIANTS), each shown from its viewBox width up,
+    # so its text never scales under its 11 px; without container queries, the wide one.
     ".roofline-static{container-type:inline-size}"
     ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow{display:none}"
     "@container (max-width:687.5px){.roofline-static>.roofline-svg-wide{display:none}"
     ".roofline-static>.roofline-svg-medium{display:block}}"
     "@container (max-width:479.5px){.roofline-static>.roofline-svg-medium{display:none}"
     ".roofline-static>.roofline-svg-narrow{display:block}}"
+    # The key of the numbered points: one line of small "n name" items under the plot.
+    ".roofline-block>.roofline-key{display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.3em 0 0;padding:0;"
+    "list-style:none;counter-reset:rl-key;font-size:.75em;color:var(--rl-muted)}"
+    ".roofline-block>.roofline-key>li{margin:0;counter-increment:rl-key}"
+    ".roofline-block>.roofline-key>li::before{content:counter(rl-key) \"\\a0\";font-weight:700;"
+    "color:var(--rl-ink)}"
+    ".roofline-block>.roofline-lines{display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.2em 0 0;"
+    "padding:0;list-style:none;font-size:.75em;color:var(--rl-muted)}"
+    ".roofline-block>.roofline-lines>li{margin:0}"
+    ".roofline-swatch{display:inline-block;width:1.8em;margin-right:.35em;vertical-align:middle;"
+    "border-top:3px solid currentColor}"
+    ".roofline-swatch-dashed{border-top-style:dashed;border-top-width:2px}"
+    ".roofline-swatch-dotdash{border-top-style:dotted;border-top-width:3px}"
     "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
     "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
     "position:static}.roofline-block{break-inside:avoid}"

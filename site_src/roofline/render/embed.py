@@ -49,13 +49,13 @@ def item_json(layout: Model) -> str:
 
 
 def block(layout: Model, *, height_px: int, label: str, caption: str = "",
-          static: str = "") -> str:
+          static: str = "", key: str = "") -> str:
     """HTML for one interactive Bokeh layout (see the module docstring for what it contains).
 
     `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
     accessible name of the figure region; `caption` (plain text) is shown under it if given;
-    `static` (an inline <svg>, see plot/svg.py) is the first frame shown until the live plot
-    is ready, on paper and without JavaScript.
+    `static` (inline <svg>, see widgets/roofline/static.py) is the first frame shown until the
+    live plot is ready, on paper and without JavaScript; `key` (HTML) is shown under both.
     """
     if height_px <= 0:
         raise ValueError(f"height_px must be positive, got {height_px!r}")
@@ -71,6 +71,8 @@ def block(layout: Model, *, height_px: int, label: str, caption: str = "",
         '<noscript><p>This interactive plot needs JavaScript.</p>'
         + (_NOSCRIPT_STYLE if static else "") + "</noscript>",
     ]
+    if key:
+        parts.append(key)
     if caption:
         parts.append(f'<p class="roofline-caption">{html.escape(caption)}</p>')
     parts.append("</div>")

@@ -10,11 +10,27 @@ from pathlib import Path
 _IMPORT = re.compile(r'^import\s+\{[^}]*\}\s+from\s+"(\.{1,2}/[\w./-]+\.mjs)";\s*$')
 
 
+_DECLARED = re.compile(r"^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|var|class)\s+"
+                       r"([A-Za-z_$][\w$]*)", re.M)
+
+
 def join(*paths: Path) -> str:
     """The modules' text in order, without their `import … from "./x.mjs"` lines (each import
-    must name a file that comes earlier in `paths`)."""
-    return "\n".join("\n".join(line for line in p.read_text(encoding="utf-8").splitlines()
-                               if not line.startswith("import ")) for p in paths)
+    must name a file that comes earlier in `paths`). Joined, the modules share one scope: a
+    top-level name declared by two of them is an error naming both (the browser would refuse
+    the whole callback)."""
+    seen: dict[str, str] = {}
+    texts = []
+    for p in paths:
+        text = p.read_text(encoding="utf-8")
+        for name in _DECLARED.findall(text):
+            if name in seen:
+                raise ValueError(f"{p.name} and {seen[name]} both declare {name!r} at the top "
+                                 "level; joined into one module, they would clash")
+            seen[name] = p.name
+        texts.append("\n".join(line for line in text.splitlines()
+                               if not line.startswith("import ")))
+    return "\n".join(texts)
 
 
 def imports(path: Path) -> list[Path]:

@@ -1,17 +1,47 @@
-// Label layout from estimated text boxes, shared by the roofline's scene (scene.mjs) and the
-// measurement overlay (measure.mjs), so both place labels the same way and around each other.
-// No imports: render/jsmodule.bundle() puts it in front of each callback that needs it. The
-// Python mirror is roofline.render.labels (to_px, label_box, overlaps, layout_labels, ...).
+// The one label layout of our charts: the roofline's scene (widgets/roofline/scene.mjs), the
+// measurement overlay (widgets/measurement/measure.mjs), the budget's roofline and every static
+// chart (chart.mjs) place their labels here, in the browser and at build time alike (the build
+// runs these very files in an embedded JS engine), so a figure's static first frame and its
+// live canvas put each label in the same place.
+//
+// A label's box comes from the font metrics table (fontmetrics.mjs: per glyph, the widest of the
+// fonts our plots render in, DejaVu Sans and Liberation Sans), never from the machine's own
+// fonts: the layout is the same on every machine, and the text a reader's browser draws is no
+// wider than the box it was given. The rules: a label stays inside the frame, overlaps no point
+// and no other label, and is crossed by no drawn line (roofs, the ridge, the AI line, launch
+// and measured roofs) nor by another label's leader; a name placed away from its point gets a
+// leader line, which itself crosses no label. A label with no such place takes its `alt`
+// (or the first of its alternatives that fits: a shorter text, a number the figure's key
+// explains), else it is left out (shown: false).
+import { CHARS, WIDTHS } from "./fontmetrics.mjs";
 
-export const CHAR_W = 0.6; // estimated glyph width / font size (sans-serif; a safe over-estimate)
 export const LINE_H = 1.2;
 export const POINT_R = 4; // half the op markers' size (px): labels keep off the points
+export const PAD_PX = 2; // clear space kept around every label box, beyond its metrics
+export const FONT_STACK = "'DejaVu Sans', 'Liberation Sans', Arial, Helvetica, sans-serif";
+// A point's name farther than this from it gets a leader line (px).
+export const LEADER_PX = 12;
+
+const GLYPH = new Map([...CHARS].map((ch, i) => [ch, i]));
+const WIDEST = { normal: Math.max(...WIDTHS.normal), bold: Math.max(...WIDTHS.bold),
+                 italic: Math.max(...WIDTHS.italic) };
+
+// A label's width in px at `size` px: the sum of its glyphs' widths from the metrics table
+// (a glyph outside the table counts as the widest one), plus 1 px.
+export function textWidth(text, size, style = "normal") {
+  const table = WIDTHS[style] || WIDTHS.normal;
+  let em = 0;
+  for (const ch of String(text)) {
+    const i = GLYPH.get(ch);
+    em += i === undefined ? WIDEST[style] || WIDEST.normal : table[i];
+  }
+  return (em / 1000) * size + 1;
+}
 
 // The size in px of a Bokeh figure's frame (the w × h the layout works in); before the first
-// layout (the loader draws the first frame before any view exists) an estimate, and the
-// frame's real size redraws the labels once it is known. 588: a 688 px roofline's frame
-// (plot/widget.FRAME_BORDER_RIGHT_PX), as the static SVG's (plot/svg.MARGIN).
-export function frameSize(fig) {
+// layout (the loader draws the first frame before any view exists) an estimate, and the frame's
+// real size redraws the labels once it is known.
+export function frameSize(fig, fallback = [588, 342]) {
   const known = (prop) => {
     try {
       const v = fig[prop];
@@ -20,19 +50,7 @@ export function frameSize(fig) {
       return null; // unset until the plot is laid out
     }
   };
-  return [known("inner_width") || 588, known("inner_height") || Math.max(100, fig.height - 58)];
-}
-
-// A label's width as a live canvas draws it, in Bokeh's LabelSet font (helvetica unless set):
-// the estimate (CHAR_W) runs short for wide fonts (DejaVu Sans: 0.65 em a glyph in bold).
-// undefined outside a browser (node, where the mirrors' estimate stands).
-let measureCtx = null;
-export function textWidth(text, size, style = "normal", font = "helvetica") {
-  if (typeof document === "undefined") return undefined;
-  measureCtx = measureCtx || document.createElement("canvas").getContext("2d");
-  const face = style === "bold" ? "bold " : style === "italic" ? "italic " : "";
-  measureCtx.font = `${face}${size}px ${font}`;
-  return measureCtx.measureText(text).width;
+  return [known("inner_width") || fallback[0], known("inner_height") || fallback[1]];
 }
 
 // Pixel position of a data point in a frame of w × h px (y down) over log ranges xr, yr.
@@ -49,11 +67,10 @@ export function fromPx(sx, sy, xr, yr, w, h) {
   return [10 ** (lx[0] + (sx / w) * (lx[1] - lx[0])), 10 ** (ly[0] + (1 - sy / h) * (ly[1] - ly[0]))];
 }
 
-// The estimated box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy)
-// with offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it; `width`, when
-// given, is the text's measured width (a live canvas can measure; the mirrors estimate).
+// The box [left, top, right, bottom] (px, y down) of one label placed at px (sx, sy) with
+// offsets dx (right) and dy (up), as Bokeh's LabelSet and SVG text place it.
 export function labelBox(text, size, sx, sy, c, width) {
-  const w = width === undefined ? text.length * size * CHAR_W : width;
+  const w = width === undefined ? textWidth(text, size) : width;
   const h = size * LINE_H;
   const ax = sx + c.dx;
   const ay = sy - c.dy;
@@ -66,42 +83,70 @@ export function overlaps(a, b, pad = 1) {
   return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
 }
 
-// Greedy placement: each label, in order, takes its first candidate position whose box stays
-// inside the frame, overlaps no point and no label placed before it, and crosses no line of
-// points.lines (nor, for a point's name, of points.opLines: the ridge) where it can (else the
-// first free place across a line); a label with no free place is left out (shown: false). Boxes are returned so tests can check them. `taken`: boxes already placed
-// (a measurement overlay is laid out around the scene's own labels this way).
-// `widthOf(label)`: the label's text width in px; by default the canvas's measure in a
-// browser (what the live plot draws) and the estimate elsewhere (node, like the Python mirror).
-const measuredWidth = (l) => textWidth(l.text, l.size, l.style);
+// Candidate places: a label above (its bottom dy px over the anchor) or below it, dx px right.
+export const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
+export const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
 
-export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = [],
-                             widthOf = measuredWidth) {
-  const placed = taken.concat(points.x.map((x, i) => {
+export const namesPoint = (l) => /^(op|proj|measured-op)-/.test(l.key);
+
+// The leader from a point (px, py) to the nearest point of its label's box, as a px segment
+// starting at the point's edge; null when the box is within LEADER_PX.
+export function leaderOf(px, py, b) {
+  const qx = Math.min(Math.max(px, b[0]), b[2]);
+  const qy = Math.min(Math.max(py, b[1]), b[3]);
+  const d = Math.hypot(qx - px, qy - py);
+  if (d <= LEADER_PX) return null;
+  const k = (POINT_R + 1) / d;
+  return [px + (qx - px) * k, py + (qy - py) * k, qx, qy];
+}
+
+const inset = (b, by) => [b[0] + by, b[1] + by, b[2] - by, b[3] - by];
+
+// Greedy placement, in the labels' order: each takes its first candidate (`at`, then for each
+// of its `alt` texts in turn, `alt.at` or `at`) whose box is inside the frame, overlaps no point and no label
+// placed before it, is crossed by no line of points.lines (nor, for a point's name, of
+// points.opLines) and by no leader placed before it, and whose own leader (if it needs one)
+// crosses no placed label. `taken`: boxes already placed (a measurement overlay is laid out
+// around the scene's labels). Returns each label with its place, `box` and `shown`.
+export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = []) {
+  const boxes = taken.slice();
+  const pointBoxes = points.x.map((x, i) => {
     const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
     return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
-  }));
-  // Lines a label must not cross (points.lines: every label; points.opLines: a point's name).
+  });
   const lines = segmentsOf(points.lines, xr, yr, w, h);
   const opLines = segmentsOf(points.opLines, xr, yr, w, h);
-  return labels.map(({ at, ...l }) => {
-    const [sx, sy] = toPx(l.x, l.y, xr, yr, w, h);
-    const width = widthOf ? widthOf(l) : undefined;
-    const avoid = namesPoint(l) ? lines.concat(opLines) : lines;
-    // Lines are a preference among the first CLEAR_OF_LINES places (a name moved rows away
-    // to dodge a line lands on the next one's spot): else the first free place at all.
-    const near = at.slice(0, namesPoint(l) ? CLEAR_OF_LINES + 2 : CLEAR_OF_LINES);
-    for (const [clear, cands] of [[avoid, near], [[], at]]) {
+  const leaders = [];
+  return labels.map(({ at, alt, ...l }) => {
+    const [px0, py0] = toPx(l.x, l.y, xr, yr, w, h);
+    const avoid = (namesPoint(l) ? lines.concat(opLines) : lines).concat(leaders);
+    const alts = alt === undefined ? [] : Array.isArray(alt) ? alt : [alt];
+    const tries = [[l.text, at]].concat(alts.map((a) => [a.text, a.at || at]));
+    for (const [text, cands] of tries) {
+      const width = textWidth(text, l.size, l.style);
       for (const c of cands) {
-        const box = labelBox(l.text, l.size, sx, sy, c, width);
-        const inside = box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h;
-        if (inside && !placed.some((b) => overlaps(b, box)) && !clear.some((g) => crosses(g, box))) {
-          placed.push(box);
-          return { ...l, ...c, box, shown: true };
-        }
+        // A candidate may name its own anchor (`ax`, `ay`, data): a line's label can sit at
+        // either end of its line.
+        const [sx, sy] = c.ax === undefined ? [px0, py0] : toPx(c.ax, c.ay, xr, yr, w, h);
+        const box = labelBox(text, l.size, sx, sy, c, width);
+        if (!(box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h)) continue;
+        if (boxes.some((b) => overlaps(b, box, PAD_PX))) continue;
+        if (pointBoxes.some((b) => overlaps(b, box, 1))) continue;
+        const clear = inset(box, -1); // a line grazing the box's edge still crosses it
+        if (avoid.some((g) => crosses(g, clear))) continue;
+        const leader = namesPoint(l) ? leaderOf(sx, sy, box) : null;
+        // (the leader starts at its own point's edge, outside that point's inset box)
+        if (leader && (boxes.some((b) => crosses(leader, b))
+                       || pointBoxes.some((b) => crosses(leader, inset(b, 1))))) continue;
+        boxes.push(box);
+        if (leader) leaders.push(leader);
+        const { ax, ay, ...place } = c;
+        return { ...l, ...place, x: ax === undefined ? l.x : ax, y: ay === undefined ? l.y : ay,
+                 text, box, shown: true, numbered: text !== l.text };
       }
     }
-    return { ...l, ...at[0], box: null, shown: false };
+    const { ax, ay, ...first } = at[0];
+    return { ...l, ...first, box: null, shown: false, numbered: false };
   });
 }
 
@@ -115,11 +160,8 @@ export function sourceLines(sources) {
   return out;
 }
 
-// 4 (a point's name: 6, the first row of its places, centred ones included)
-export const CLEAR_OF_LINES = 4;
-
 // Polylines [[xs, ys], ...] in data coordinates as px segments [x0, y0, x1, y1].
-function segmentsOf(lines, xr, yr, w, h) {
+export function segmentsOf(lines, xr, yr, w, h) {
   const out = [];
   for (const [xs, ys] of lines || []) {
     for (let i = 1; i < xs.length; i += 1) {
@@ -154,12 +196,6 @@ export function crosses(g, b) {
   return true;
 }
 
-// A label that names a point (an op's: keys op-, proj-, measured-op-) and sits farther than
-// LEADER_PX from it gets a leader line, from the point's edge to the nearest point of its box:
-// rows of crowded names can land 20-80 px away, and a reader must see which point is whose.
-export const LEADER_PX = 12;
-export const namesPoint = (l) => /^(op|proj|measured-op)-/.test(l.key);
-
 // The leader lines of placed labels as columns {x0, y0, x1, y1} in data coordinates (a Bokeh
 // Segment draws them; the static SVG converts back to px).
 export function leaderLines(placed, xr, yr, w, h) {
@@ -167,14 +203,10 @@ export function leaderLines(placed, xr, yr, w, h) {
   for (const l of placed) {
     if (!l.shown || !namesPoint(l)) continue;
     const [px, py] = toPx(l.x, l.y, xr, yr, w, h);
-    const b = l.box;
-    const qx = Math.min(Math.max(px, b[0]), b[2]);
-    const qy = Math.min(Math.max(py, b[1]), b[3]);
-    const d = Math.hypot(qx - px, qy - py);
-    if (d <= LEADER_PX) continue;
-    const k = (POINT_R + 1) / d;
-    const a = fromPx(px + (qx - px) * k, py + (qy - py) * k, xr, yr, w, h);
-    const z = fromPx(qx, qy, xr, yr, w, h);
+    const g = leaderOf(px, py, l.box);
+    if (!g) continue;
+    const a = fromPx(g[0], g[1], xr, yr, w, h);
+    const z = fromPx(g[2], g[3], xr, yr, w, h);
     out.x0.push(a[0]); out.y0.push(a[1]); out.x1.push(z[0]); out.y1.push(z[1]);
   }
   return out;

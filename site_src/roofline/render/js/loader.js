@@ -66,14 +66,23 @@
     return v || fallback;
   }
 
-  function palette() {
+  // The charts' palette is CSS (render/blockstyle.py PALETTE_CSS: --rl-ink, --rl-muted,
+  // --rl-grid, --rl-bg), read from a block once its theme attribute is set, so the live plot
+  // paints what the static drawing painted; the fallbacks hold on a page without that CSS.
+  function palette(block) {
     var d = dark();
+    var style = block ? getComputedStyle(block) : null;
+    function rl(name, light, darkValue) {
+      var v = style ? style.getPropertyValue("--rl-" + name).trim() : "";
+      return v || (d ? darkValue : light);
+    }
     return {
       dark: d,
-      bg: cssVar("--md-default-bg-color", d ? "#1e2029" : "#ffffff"),
-      ink: d ? "#e2e4e9" : "#1f2328",
-      muted: d ? "#a4a9b6" : "#57606a",
-      grid: d ? "#3b3f4f" : "#e3e6ea",
+      bg: rl("bg", cssVar("--md-default-bg-color", "#ffffff"),
+             cssVar("--md-default-bg-color", "#1e2029")),
+      ink: rl("ink", "#1f2328", "#e2e4e9"),
+      muted: rl("muted", "#57606a", "#a4a9b6"),
+      grid: rl("grid", "#e3e6ea", "#3b3f4f"),
     };
   }
 
@@ -84,7 +93,7 @@
   }
 
   function applyTheme(doc) {
-    var p = palette();
+    var p = palette(doc.rooflineBlock);
     doc.all_models.forEach(function (m) {
       var t = m.type;
       if (t === "Figure" || t === "Plot") {
@@ -110,14 +119,16 @@
         if ("text_color" in m.properties) m.text_color = p.muted;
         if ("line_color" in m.properties) m.line_color = p.muted;
       }
+      // A label's halo: its text in the background colour, filled and stroked, under it.
+      if (hasTag(m, "halo")) m.setv({ text_color: p.bg, text_outline_color: p.bg });
     });
   }
 
   function retheme() {
-    documents.forEach(applyTheme);
     document.querySelectorAll(".roofline-block").forEach(function (b) {
       b.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
     });
+    documents.forEach(applyTheme);
   }
 
   // ---------------------------------------------------------------- accessibility
@@ -249,9 +260,11 @@
 
   function embed(Bokeh, item, target) {
     var E = Bokeh.embed;
+    var block = target.closest(".roofline-block");
     var Doc = Bokeh.require ? documentClass(Bokeh) : null;
     if (Doc && Doc.from_json && E.add_document_standalone) {
       var doc = Doc.from_json(item.doc);
+      doc.rooflineBlock = block; // its palette (the block's CSS variables) themes it
       remember(doc);
       applyTheme(doc);
       var roots = {};
@@ -265,6 +278,7 @@
       views.roots.forEach(function (view) {
         var d = view.model.document;
         if (d && documents.indexOf(d) < 0) {
+          d.rooflineBlock = block;
           docs.push(remember(d));
           applyTheme(d);
         }
@@ -276,6 +290,7 @@
   function render(block) {
     if (block.getAttribute("data-roofline-state")) return;
     block.setAttribute("data-roofline-state", "loading");
+    block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
     Promise.all([loadBokeh(), itemOf(block)]).then(function (got) {
       return embed(got[0], got[1], block.querySelector(".roofline-target"));
     }).then(function (docs) {

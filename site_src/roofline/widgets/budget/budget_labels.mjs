@@ -4,12 +4,10 @@
 // point (q/k/v/o_proj share an intensity) take one row each; a name with no free place is left
 // out rather than drawn over another. plot/budget.py runs the default export when the points
 // change and when the plot's frame is laid out; node imports the named exports.
-import { frameSize, layoutLabels, leaderLines, textWidth } from "../../render/js/labels.mjs";
+import { ABOVE, BELOW, frameSize, layoutLabels, leaderLines } from "../../render/js/labels.mjs";
 
 export const SIZE = 11; // px: chart text on a phone is never under 11 px (issue 14)
 
-const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
-const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
 
 // Label specs for points {x, y, text}: in order of intensity, each op of a cluster (within
 // ×1.1 in x and y) a row further out than the one before it.
@@ -47,9 +45,8 @@ export function labelColumns(placed) {
 }
 
 // `lines` ([[xs, ys], ...], the roof): names keep off them where they can.
-export function layoutPoints(points, xr, yr, w, h, widthOf, lines = []) {
-  return layoutLabels(pointLabels(points), xr, yr, w, h, { x: points.x, y: points.y, lines }, [],
-                      widthOf);
+export function layoutPoints(points, xr, yr, w, h, lines = []) {
+  return layoutLabels(pointLabels(points), xr, yr, w, h, { x: points.x, y: points.y, lines });
 }
 
 export default function (args) {
@@ -64,8 +61,7 @@ export default function (args) {
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
   const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
-  const placed = layoutPoints(points, xr, yr, w, h, (l) => textWidth(l.text, l.size, l.style),
-                              args.roof ? [[args.roof.x, args.roof.y]] : []);
+  const placed = layoutPoints(points, xr, yr, w, h, args.roof ? [[args.roof.x, args.roof.y]] : []);
   args.labels.data = labelColumns(placed);
   // a name moved away from its point is tied to it (q/k/v/o_proj's names stack in rows)
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);

@@ -182,7 +182,9 @@ export function overlayData(doc, x0, x1) {
   const top = Math.max(...c.compute.map((p) => p.flops_per_s));
   const memBw = byLevel[memLevel];
   const roofs = { xs: [], ys: [] };
-  const labels = { x: [], y: [], text: [], align: [], dy: [] };
+  // Each roof's label: its anchor (x, y), text, alignment and side (dy), and the other end of
+  // its line (`end`: where a label may sit if the first end is crowded).
+  const labels = { x: [], y: [], text: [], align: [], dy: [], end: [] };
   for (const level of levels) {
     const bw = byLevel[level];
     const xEnd = Math.min(Math.max(top / bw, x0), x1);
@@ -197,6 +199,7 @@ export function overlayData(doc, x0, x1) {
     labels.text.push(`measured ${level} ${si(bw, "B/s")}`);
     labels.align.push(mem ? "left" : "right");
     labels.dy.push(mem ? -15 : 4);
+    labels.end.push(null);
   }
   let aboveAt = null; // the last roof labelled above its line: one close under it goes below
   for (const roof of [...c.compute].sort((a, b) => b.flops_per_s - a.flops_per_s)) {
@@ -210,6 +213,7 @@ export function overlayData(doc, x0, x1) {
     labels.align.push("right");
     const below = aboveAt !== null && aboveAt / peak < 3;
     labels.dy.push(below ? -15 : 4); // over its roof, or under when crowded
+    labels.end.push(xStart);
     aboveAt = below ? null : peak;
   }
   const points = { x: [], y: [], text: [] };
@@ -240,8 +244,18 @@ export function overlayLabels(overlay, narrow = false) {
     const over = at(-2, 4, align, "bottom");
     const under = at(-2, -4, align, "top");
     const far = [18, -18, 32, -32].map((d) => at(-2, d, align, d > 0 ? "bottom" : "top"));
+    const cands = (lab.dy[i] > 0 ? [over, under] : [under, over]).concat(far);
+    // A flat roof's label may also sit at its other (left) end, over or under it.
+    const end = lab.end && lab.end[i];
+    if (end) {
+      for (const d of [4, -4, 18, -18]) {
+        cands.push({ ...at(4, d, "left", d > 0 ? "bottom" : "top"), ax: end, ay: lab.y[i] });
+      }
+    }
+    const short = lab.text[i].replace(/^measured /, "");
     out.push({ key: `measured-roof-${i}`, x, y: lab.y[i], size: narrow ? 11 : 12, style: "bold",
-               text: narrow ? lab.text[i].replace(/^measured /, "") : lab.text[i], at: (lab.dy[i] > 0 ? [over, under] : [under, over]).concat(far) });
+               text: narrow ? short : lab.text[i], at: cands,
+               alt: narrow ? undefined : { text: short } });
   });
   const pts = overlay.points;
   pts.x.forEach((x, i) => {
@@ -311,9 +325,11 @@ function relayout(args) {
   const xr = [fig.x_range.start, fig.x_range.end];
   const yr = [fig.y_range.start, fig.y_range.end];
   const [w, h] = frameSize(fig);
+  // The scene's lines (sources) and its vertical ones (the ridge, the AI line: Spans).
+  const spans = (args.scene_spans || []).filter((s) => Number.isFinite(s.location))
+    .map((s) => [[s.location, s.location], yr]);
   const placed = layoutOverlay(overlay, xr, yr, w, h, takenBoxes(args, xr, yr, w, h),
-                               (l) => textWidth(l.text, l.size, l.style),
-                               sourceLines(args.scene_lines || []));
+                               undefined, sourceLines(args.scene_lines || []).concat(spans));
   args.labels.data = labelColumns(placed);
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

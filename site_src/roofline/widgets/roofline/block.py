@@ -11,12 +11,13 @@ def render(settings: RooflineSettings, *, label: str = "") -> str:
     frame."""
     from roofline.render.embed import block
     from roofline.widgets.roofline.layout import build_layout, drawing_payload
-    from roofline.widgets.roofline.static import render_responsive
+    from roofline.widgets.roofline.static import key_html, render as static
     data = drawing_payload(settings)
-    overlay = None
+    doc = None
     if settings.measurement is not None:  # the static drawing shows the measurement too
-        from roofline.widgets.measurement.overlay import load_measurement, overlay_data
-        overlay = overlay_data(load_measurement(settings.measurement), *data["x"])
+        from roofline.widgets.measurement.settings import load_measurement
+        doc = load_measurement(settings.measurement)
     return block(build_layout(settings), height_px=settings.height_px,
                  label=label or settings.label,
-                 static=render_responsive(data, height_px=settings.height, overlay=overlay))
+                 static=static(data, height_px=settings.height, measurement=doc),
+                 key=key_html(data))

@@ -12,26 +12,40 @@ first included, through `scene()` in scene.mjs. Its Python mirror, plot/scene.py
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
+from bokeh.core.properties import value
 from bokeh.document import Document
 from bokeh.layouts import column, row
 from bokeh.models import (BoxAnnotation, Button, Checkbox, ColumnDataSource, CustomJS,
-                          CustomJSTickFormatter, Div, InlineStyleSheet, LabelSet,
-                          NumeralTickFormatter, Range1d, Select, Slider, Span)
+                          CustomJSTickFormatter, Div, FixedTicker, InlineStyleSheet, LabelSet,
+                          Range1d, Select, Slider, Span)
 from bokeh.plotting import figure as bokeh_figure
 
 from roofline.model.catalog import Catalog, default_catalog
 from roofline.model.ops import OpZoo
 from roofline.render import jsmodule
+from roofline.render.jsengine import constant
 from roofline.render.blockstyle import CONTROL_CSS
 from roofline.widgets.roofline.settings import (CEILING_COLORS, MEMORY_COLOR, ROOF_COLOR,
                                                 RooflineSettings)
 
 JS = Path(__file__).parent / "roofline.mjs"
-# With the y axis's 68 px on the left, a 688 px plot's frame is 588 px wide: the static SVG's
-# (plot/svg.MARGIN, 64 + 36) and labels.mjs frameSize()'s estimate before the first layout.
-FRAME_BORDER_RIGHT_PX = 32
+RENDER_JS = Path(__file__).resolve().parents[2] / "render" / "js"
+FORMAT_JS = RENDER_JS / "format.mjs"
+
+
+def chart_font() -> str:
+    """The font stack every chart's text is set in (labels.mjs FONT_STACK, the one copy: its
+    metrics size the labels)."""
+    return constant(RENDER_JS / "labels.mjs", "FONT_STACK")
+
+
+def function_body(module: Path, tail: str) -> str:
+    """A module of ours and its imports as the body of a plain function (a Bokeh
+    CustomJSTickFormatter's code), ending with `tail`."""
+    return re.sub(r"^export (default )?", "", jsmodule.bundle(module), flags=re.M) + "\n" + tail
 
 
 def callback_code() -> str:
@@ -76,17 +90,21 @@ def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
     if measurement is None:
         measurement = settings.measurement
     if measurement is not None:
-        from roofline.widgets.measurement.overlay import load_measurement, overlay_data, y_bounds
-        data["y_extra"] = y_bounds(overlay_data(load_measurement(measurement), *data["x"]))
+        from roofline.widgets.measurement.settings import load_measurement
+        from roofline.widgets.roofline.static import overlay_extent
+        data["y_extra"] = overlay_extent(data, load_measurement(measurement))
     return data
 
 
 def _add_measurement(layout, measurement) -> None:
-    try:
-        from roofline.widgets.measurement import overlay as measured
-    except ImportError:
-        return
+    from roofline.widgets.measurement import overlay as measured
     measured.add_overlay(layout.select_one({"name": "roofline-figure"}), measurement)
+    # The scene's labels keep off the measured roofs: the widget's callback reads them, and
+    # lays its labels out again when a picked file changes them.
+    roofs = layout.select_one({"name": "measured-roofs"})
+    callback = next(cb for cb in layout.select({"type": CustomJS}) if "payload" in cb.args)
+    callback.args["measured_roofs"] = roofs
+    roofs.js_on_change("data", callback)
 
 
 def _build(opts: RooflineSettings, data: dict):
@@ -95,20 +113,25 @@ def _build(opts: RooflineSettings, data: dict):
     st = data["state"]
     hw = data["hardware"][st["hardware"]]
     x0, x1 = data["x"]
+    top, right, bottom, left = data["margin"]  # the static drawing's frame too (static.mjs)
+    font = chart_font()
     fig = bokeh_figure(name="roofline-figure", x_axis_type="log", y_axis_type="log",
                        height=opts.height, sizing_mode="stretch_width", min_width=300,
-                       # room right of the frame for half the last x tick ("10,000", ~36 px
-                       # at 11 px): Bokeh centres it on the frame's edge and the canvas
-                       # clipped it at 5 px. plot/svg.MARGIN keeps the static frame equal.
-                       min_border_right=FRAME_BORDER_RIGHT_PX,
-                       toolbar_location=None, tools="",
+                       min_border_top=top, min_border_right=right, min_border_bottom=bottom,
+                       min_border_left=left, toolbar_location=None, tools="",
                        x_axis_label="arithmetic intensity (FLOP/byte)",
                        y_axis_label="attainable (TFLOP/s)",
                        x_range=Range1d(x0, x1), y_range=Range1d(x0, x1))
-    fig.xaxis.formatter = NumeralTickFormatter(format="0,0.[00]")
-    fig.yaxis.formatter = NumeralTickFormatter(format="0,0.[000]")
+    # Decades only, as the static drawing (roofline.mjs sets each range's decades), formatted
+    # by format.mjs's num(); no minor ticks; the labels' font stack, whose metrics they use.
+    ticks = CustomJSTickFormatter(code=function_body(FORMAT_JS, "return num(tick, 3);"))
+    for axis in fig.axis:
+        axis.ticker = FixedTicker(ticks=[])
+        axis.formatter = ticks
+        axis.minor_tick_line_color = None
+        axis.major_label_text_font = axis.axis_label_text_font = font
     fig.grid.grid_line_alpha = 0.8
-    fig.xgrid.minor_grid_line_color = None
+    fig.grid.minor_grid_line_color = None
 
     def source(name: str, *columns: str) -> ColumnDataSource:
         return ColumnDataSource(name=name, data={c: [] for c in columns})
@@ -139,10 +162,16 @@ def _build(opts: RooflineSettings, data: dict):
     labels = {}
     for role, tags in (("color", []), ("ink", ["ink"]), ("muted", ["ink-muted"])):
         labels[role] = source(f"labels-{role}", *label_cols)
-        fig.add_layout(LabelSet(x="x", y="y", text="text", source=labels[role], x_offset="dx",
-                                y_offset="dy", text_align="align", text_baseline="baseline",
-                                text_color="color", text_font_size="size",
-                                text_font_style="style", tags=tags))
+        for halo in (True, False):
+            # The halo: the text again under it, filled and stroked in the page's background
+            # (the loader themes models tagged "halo"): lines and grid stop short of a label.
+            fig.add_layout(LabelSet(
+                x="x", y="y", text="text", source=labels[role], x_offset="dx", y_offset="dy",
+                text_align="align", text_baseline="baseline", text_font=value(font),
+                text_font_size="size", text_font_style="style",
+                **({"text_color": "#ffffff", "text_outline_color": "#ffffff",
+                    "text_outline_width": 3, "tags": ["halo"]} if halo else
+                   {"text_color": "color", "tags": tags})))
     # The reader's point and AI line: roofline.mjs draws them in an SVG layer over the canvas
     # (a slider tick then repaints no canvas). These models, in the document but on no
     # renderer, hold what is shown: the point's x, y and colour; the line's AI and its themed

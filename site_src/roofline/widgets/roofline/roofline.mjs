@@ -1,42 +1,19 @@
-// The roofline widget's one callback and the pure helpers it uses. The named exports mirror
-// roofline.maths / roofline.fmt / roofline.widgets.roofline.scene and are checked by `node --test
-// tests/js/` against tests/cases/roofline_cases.json, which pytest checks against the Python
-// side. No Bokeh global: plot/widget.py joins format.mjs, scene.mjs and this file into the one
+// The roofline widget's one callback: it draws every frame of the live plot from scene.mjs (the
+// scene, its labels, the texts), the very code the build runs for the static first frame.
+// No Bokeh global: render/jsmodule.bundle() joins this file and what it imports into the one
 // blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
-import { num, percent, seconds, sig, tflops } from "../../render/js/format.mjs";
+import { sig } from "../../render/js/format.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
-import { attainable, place } from "../../render/js/maths.mjs";
-import { frameSize } from "../../render/js/labels.mjs";
+import { place } from "../../render/js/maths.mjs";
+import { frameSize, sourceLines } from "../../render/js/labels.mjs";
+import { decades } from "../../render/js/chart.mjs";
 import { sameValue, setMarkup } from "../../render/js/markup.mjs";
-import { marker, scene, vectorFor } from "./scene.mjs";
-import { launchNote, opsWithTokens, overheadVerdict, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
+import { marker, readoutText, scene, vectorFor, verdictText } from "./scene.mjs";
+import { opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
-
-// ---------------------------------------------------------------- the texts a reader sees
-
-export function readoutText(hw, precision, ai, op, ops) {
-  const peak = hw.peaks[precision];
-  const att = attainable(ai, peak, hw.bw);
-  let text = `AI ${num(ai)} FLOP/byte · best ${tflops(att)} · ` +
-             `${percent(att / peak)} of the ${tflops(peak)} peak`;
-  if (op !== null && op !== undefined) {
-    const t = place(ops[op].cost[precision], peak, hw.bw).time;
-    text += ` · ${ops[op].short || op} takes ≥ ${seconds(t)}`;
-  }
-  return text;
-}
-
-export function verdictText(hw, precision, ai) {
-  const r = hw.peaks[precision] / hw.bw;
-  const units = hw.units[precision] === "tensor" ? "tensor cores" : "ALUs";
-  if (ai < r) {
-    return ["memory", `Memory-bound — the ${units} idle (ridge at ${num(r)} FLOP/byte)`];
-  }
-  return ["compute", `Compute-bound — at the roof (ridge at ${num(r)} FLOP/byte)`];
-}
 
 // ---------------------------------------------------------------- URL state (untrusted input)
 
@@ -160,6 +137,7 @@ function moveMarker(args, m, ai) {
 
 // Per figure: what was last drawn, whether the first frame is done, the text timer.
 const drawn = new WeakMap();
+const lastState = new WeakMap(); // fig -> the state last drawn (a measured-roofs change redraws it)
 const started = new WeakSet();
 const textTimers = new WeakMap();
 export const TEXT_DELAY_MS = 150;
@@ -214,10 +192,25 @@ function setRange(range, start, end) {
   if (range.start !== start || range.end !== end) range.setv({ start, end });
 }
 
+// The frame's size in px: Bokeh's once laid out, else what the figure's borders leave of the
+// widest column (the static drawing's frame), so the first frame is laid out as it will show.
+function frame(args) {
+  const m = args.payload.margin;
+  return frameSize(args.fig, [688 - m[1] - m[3], args.fig.height - m[0] - m[2]]);
+}
+
+function setTicks(axis, ticks) {
+  if (axis && axis.ticker && !sameValue(axis.ticker.ticks, ticks)) axis.ticker.ticks = ticks;
+}
+
 function drawScene(args, st) {
-  const S = scene(args.payload, st, frameSize(args.fig));
+  // A measurement overlay's roofs (measure.mjs draws them): the scene's labels keep off them.
+  const extra = args.measured_roofs ? sourceLines([args.measured_roofs]) : [];
+  const S = scene(args.payload, st, frame(args), extra);
   setRange(args.fig.x_range, S.x[0], S.x[1]);
   setRange(args.fig.y_range, S.y[0], S.y[1]);
+  setTicks(args.fig.below[0], decades(...S.x)); // the static drawing's ticks (chart.mjs)
+  setTicks(args.fig.left[0], decades(...S.y));
   setData(args.roof, S.roof);
   if (args.memory.left !== S.memory[0] || args.memory.right !== S.memory[1]) {
     args.memory.setv({ left: S.memory[0], right: S.memory[1] });
@@ -257,15 +250,13 @@ function update(args, obj) {
     precision.value = hw.peaks.bf16 !== undefined ? "bf16" : hw.precisions[0];
   }
   const prec = precision.value;
-  const peak = hw.peaks[prec];
-  const bw = hw.bw;
   const tokens = args.tokens ? tokensAtSlider(args.tokens.value) : null;
   const ops = opsWithTokens(P, prec, tokens);
   const op = presets.value !== "custom" && ops[presets.value] ? presets.value : null;
 
   // A preset pins the AI to its op's; moving the slider away from it leaves the preset.
   if (op !== null) {
-    const opAI = place(ops[op].cost[prec], peak, bw).ai;
+    const opAI = place(ops[op].cost[prec], hw.peaks[prec], hw.bw).ai;
     const want = Math.log10(Math.min(AI_MAX, Math.max(AI_MIN, opAI)));
     if (obj === slider && !sameAI(slider.value, want)) {
       presets.value = "custom";
@@ -274,42 +265,40 @@ function update(args, obj) {
     if (!sameAI(slider.value, want)) slider.value = want;
   }
 
-  // The AI is in the state the scene is laid out for (its labels keep off the marker), not in
-  // the key: a slider tick moves the marker and lays nothing out again.
+  // The scene is laid out for the reader's AI (labels keep off the marker and its line), but a
+  // slider tick only moves the marker and the line: the labels are laid out again once the
+  // slider rests (an unchanged layout costs Bokeh nothing, see setData).
+  const ai = 10 ** slider.value;
   const st = { hardware: hardware.value, precision: prec, vector: args.vector.active, op, tokens,
-               ai: 10 ** slider.value };
-  const [w, h] = frameSize(args.fig);
+               ai };
+  const [w, h] = frame(args);
   const key = `${st.hardware}|${prec}|${st.vector}|${op}|${tokens}|${Math.round(w)}|${Math.round(h)}`;
+  const ticking = (obj === slider || (obj && obj === args.tokens)) && started.has(args.fig) &&
+    typeof setTimeout === "function";
+  lastState.set(args.fig, st);
   if (drawn.get(args.fig) !== key) {
     drawScene(args, st);
     drawn.set(args.fig, key);
   }
 
   // The marker and the AI line are drawn in the live layer: a slider tick repaints only them.
-  const ai = 10 ** slider.value;
   const m = marker(P, st, ai);
   moveMarker(args, m, ai);
   // The texts and the verdict's class are set in their views' DOM (markup.mjs), not by a
   // re-layout of the whole root; still, they, and the one live region, follow once the slider
   // rests, so a screen reader hears where the reader stopped, not every tick on the way; the
   // marker's colour says the bound at once.
-  const readout = readoutText(hw, prec, ai, op, ops) + launchNote(P, st, peak, bw) +
-    tokensNote(P, st);
-  // A selected op whose launch outlasts its roofline floors is overhead-bound, whatever its AI.
-  const over = overheadVerdict(P, st, peak, bw);
-  const verdict = over ? over[1] : verdictText(hw, prec, ai)[1];
-  const texts = () => {
+  const readout = readoutText(P, st, ai, ops) + tokensNote(P, st);
+  const [bound, verdict] = verdictText(P, st, ai);
+  const rest = () => {
     const index = viewIndexes.get(args.fig);
-    setMarkup(index, args.verdict, { text: verdict, css_classes: [`rl-${over ? over[0] : m.bound}`] });
+    setMarkup(index, args.verdict, { text: verdict, css_classes: [`rl-${bound}`] });
     setMarkup(index, args.readout, { text: readout });
+    if (ticking) drawScene(args, st);
   };
   clearTimeout(textTimers.get(args.fig));
-  if ((obj === slider || (obj && obj === args.tokens)) && started.has(args.fig) &&
-      typeof setTimeout === "function") {
-    textTimers.set(args.fig, setTimeout(texts, TEXT_DELAY_MS));
-  } else {
-    texts();
-  }
+  if (ticking) textTimers.set(args.fig, setTimeout(rest, TEXT_DELAY_MS));
+  else rest();
 
   // The page's own URL stays as it is until the reader changes the view.
   if (P.url && obj !== null && obj !== args.fig) {
@@ -322,6 +311,11 @@ export default function (args, obj, data, context) {
   const { slider, hardware, precision, presets } = args;
   const user = [slider, hardware, precision, presets, args.vector, args.tokens]
     .filter((m) => m).includes(obj);
+  // New measured roofs (a picked file): lay the scene's labels out again around them.
+  if (obj && obj === args.measured_roofs) {
+    if (started.has(args.fig)) drawScene(args, lastState.get(args.fig));
+    return;
+  }
   if (user || (obj === args.fig && started.has(args.fig))) {
     update(args, obj);
     return;

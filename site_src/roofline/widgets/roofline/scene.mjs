@@ -1,23 +1,23 @@
-// The roofline widget's scene: what the plot shows for one state, as plain data, and the label
-// layout. plot/widget.py joins this file and roofline.mjs into the one module BokehJS runs
-// (imports dropped); node imports it as is (tests/js/scene.test.mjs).
-import { bandwidth, num, tflops } from "../../render/js/format.mjs";
-import { attainable, bound, place, roofXY } from "../../render/js/maths.mjs";
-import { launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
-import { layoutLabels, leaderLines, namesPoint, toPx } from "../../render/js/labels.mjs";
+// The roofline widget's scene: what the plot shows for one state, as plain data, with its labels
+// laid out (labels.mjs), and the texts a reader sees beside it. The one copy: the live plot
+// (roofline.mjs, in the browser) and the static first frame (static.mjs, run at build time by
+// roofline.render.jsengine) both draw scene().
+import { bandwidth, num, percent, seconds, tflops } from "../../render/js/format.mjs";
+import { place, roofXY } from "../../render/js/maths.mjs";
+import { attainableOf, launchBottom, launchLabel, launchY, opCost, tokensPoints } from "./scene_tokens.mjs";
+import { ABOVE, BELOW, layoutLabels, leaderLines, namesPoint, toPx } from "../../render/js/labels.mjs";
 
-// What the plot shows for one state, in data coordinates (AI in FLOP/byte, TFLOP/s), with the
-// labels placed in pixels of a frame of the given size. The live plot draws this; the
-// build-time SVG (roofline.widgets.roofline.scene, a mirror pinned by tests/cases/scene_cases.json) too.
+// The frame's x range reaches this factor past the slider's ends, so the reader's marker (r 8
+// px) is never cut in half at the plot's edge.
+export const X_PAD = 1.6;
 
-
-// TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra` (a
-// measurement overlay's extent) if given.
 // The vector roof for elementwise math in `prec` (fp32's where the chip gives none).
 export function vectorFor(hw, prec) {
   return (hw.vectors && hw.vectors[prec]) || hw.vector;
 }
 
+// TFLOP/s from half the slowest slope's start to 4× the top roof, widened to `extra` (a
+// measurement overlay's extent) if given.
 export function yRange(hw, prec, ceilings, x0, extra) {
   const bws = [hw.bw];
   for (const [kind, t] of Object.entries(hw.tiers)) if (ceilings.includes(kind)) bws.push(t.bw);
@@ -29,106 +29,172 @@ export function yRange(hw, prec, ceilings, x0, extra) {
   return extra ? [Math.min(lo, extra[0]), Math.max(hi, extra[1])] : [lo, hi];
 }
 
-// Ops within ×1.1 of each other share one label ("a, b"), at the first op's point.
-export function groupPoints(ais) {
-  const order = ais.map((a, i) => i).sort((i, j) => (ais[i] - ais[j]) || (i - j));
-  const groups = [];
-  for (const i of order) {
-    const last = groups[groups.length - 1];
-    if (last && ais[i] <= ais[last[0]] * 1.1) last.push(i);
-    else groups.push([i]);
+// Places for a point's name, nearest first: beside the point, then rows farther out (an op's
+// name beyond its second row is replaced by its number in the figure's key; the selected op
+// and the model's families keep their names, further out on a leader if need be).
+function nearPoint(gap, rows = 2) {
+  const at = [];
+  for (let row = 0; row < rows; row += 1) {
+    const dy = gap + 13 * row;
+    at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
+            BELOW(-6, dy, "right"), ABOVE(0, dy, "center"), BELOW(0, dy, "center"));
   }
-  return groups;
+  return at;
 }
 
-export const ABOVE = (dx, dy, align) => ({ dx, dy, align, baseline: "bottom" });
-export const BELOW = (dx, dy, align) => ({ dx, dy: -dy, align, baseline: "top" });
+// Places for a name slid along its point's height to an edge it can end at: the frame's right
+// edge, or just right of the ridge (a point near the edge has no room on either side of it).
+function slidPlaces(xr, r, y) {
+  const at = [];
+  for (const dy of [7, 20]) {
+    for (const c of [{ ...ABOVE(-4, dy, "right"), ax: xr[1] }, { ...BELOW(-4, dy, "right"), ax: xr[1] },
+                     { ...ABOVE(8, dy, "left"), ax: r }, { ...BELOW(8, dy, "left"), ax: r }]) {
+      at.push({ ...c, ay: y });
+    }
+  }
+  return at;
+}
 
-// st = {hardware, precision, vector}; frame = [w, h] in px.
-export function scene(P, st, frame) {
+// Places for a bandwidth line's label (from the frame's left edge x0 up to x1): beside the
+// line at a few points along it, from its foot up, under it first.
+function slopePlaces(x0, bw, x1) {
+  const at = [];
+  for (const k of [1.3, 2.5, 4, 8, 15, 30, 60, 120, 240]) {
+    const x = x0 * k;
+    if (x >= x1) break;
+    for (const c of [BELOW(4, 8, "left"), BELOW(4, 20, "left"), ABOVE(-10, 6, "left"),
+                     ABOVE(-10, 18, "left")]) {
+      at.push({ ...c, ax: x, ay: x * bw / 1e12 });
+    }
+  }
+  return at;
+}
+
+// Places for a flat line's label at height y: over or under it, at its right end, just left of
+// the ridge, and at its left end.
+function flatPlaces(xr, r, y) {
+  const at = [];
+  for (const [x, dx, align] of [[xr[1], -4, "right"], [r, -8, "right"], [r, 8, "left"],
+                                [xr[0], 4, "left"]]) {
+    for (const dy of [4, 18]) {
+      at.push({ ...BELOW(dx, dy, align), ax: x, ay: y }, { ...ABOVE(dx, dy, align), ax: x, ay: y });
+    }
+  }
+  return at;
+}
+
+// The places of a number (the figure's key names the op): close around the point, then a
+// ring farther out (tied to the point by a leader).
+const NUMBER_AT = [4, 16, 28, 40, 52].flatMap((d) => [
+  ABOVE(d + 1, d, "left"), ABOVE(-d - 1, d, "right"), BELOW(d + 1, d, "left"),
+  BELOW(-d - 1, d, "right"), ABOVE(0, d + 3, "center"), BELOW(0, d + 3, "center"),
+  { dx: d + 4, dy: 0, align: "left", baseline: "middle" },
+  { dx: -d - 4, dy: 0, align: "right", baseline: "middle" }]);
+
+// st = {hardware, precision, vector, op?, tokens?, ai?}; frame = [w, h] in px; `extraLines`
+// ([[xs, ys], ...]): lines drawn over the scene that its labels keep off too (a measurement's
+// roofs).
+export function scene(P, st, frame, extraLines = []) {
   const hw = P.hardware[st.hardware];
   const prec = st.precision;
   const peak = hw.peaks[prec];
   const bw = hw.bw;
   const r = peak / bw;
   const [x0, x1] = P.x;
-  const yr = yRange(hw, prec, P.ceilings, x0, P.y_extra);
+  const xr = [x0 / X_PAD, x1 * X_PAD];
+  const yr = yRange(hw, prec, P.ceilings, xr[0], P.y_extra);
   yr[0] = Math.min(yr[0], launchBottom(P, prec));
   const C = P.colors;
   const labels = [];
-  const roof = roofXY(peak, bw, x0, x1);
-  labels.push({ key: "roof", x: x1, y: peak / 1e12, size: 12, style: "normal", color: C.roof,
-                text: `${prec.toUpperCase()} roof ${tflops(peak)}`,
-                at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), ABOVE(-4, 20, "right")] });
-  const slope = x0 * 1.3;
+  const roof = roofXY(peak, bw, xr[0], xr[1]);
+  // The roof's label: left of the ridge, over the roof (the slope is below there: the compute-
+  // bound ops' points at the right end keep their room); else at the right end, over or under
+  // it; in a narrow frame without its "BF16 roof".
+  const roofAt = [6, 22].map((dy) => ({ ...ABOVE(-8, dy, "right"), ax: r, ay: peak / 1e12 }))
+    .concat([ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), ABOVE(-4, 22, "right"),
+             BELOW(-4, 22, "right")],
+            // a short frame: hugging the roof, over it
+            [{ ...ABOVE(-8, 3, "right"), ax: r, ay: peak / 1e12 }, ABOVE(-4, 3, "right")]);
+  labels.push({ key: "roof", x: xr[1], y: peak / 1e12, size: 12, style: "normal", color: C.roof,
+                text: `${prec.toUpperCase()} roof ${tflops(peak)}`, at: roofAt,
+                alt: { text: tflops(peak), at: roofAt } });
+  const slope = xr[0] * 1.3;
+  const hbmAt = slopePlaces(xr[0], bw, r);
   labels.push({ key: "hbm", x: slope, y: slope * bw / 1e12, size: 12, style: "normal",
-                color: C.roof, text: `${hw.hbm} ${bandwidth(bw)}`,
-                at: [BELOW(2, 5, "left"), BELOW(2, 18, "left"), ABOVE(-10, 5, "left")] });
+                color: C.roof, text: `${hw.hbm} ${bandwidth(bw)}`, at: hbmAt,
+                alt: { text: bandwidth(bw), at: hbmAt } });
+  const ridgeAt = [6, 24, 42, 60].map((dy) => ABOVE(-5, dy, "right"))
+    .concat([6, 24, 42, 60].map((dy) => ABOVE(5, dy, "left")));
   labels.push({ key: "ridge", x: r, y: yr[0], size: 12, style: "bold", color: "ink",
-                text: `ridge ${num(r)} FLOP/byte`,
-                at: [6, 24, 42].map((dy) => ABOVE(-5, dy, "right"))
-                  .concat([6, 24, 42].map((dy) => ABOVE(5, dy, "left")))
-                  // a narrow frame may have no room on either side: centred on the line
-                  .concat([6, 24, 42].map((dy) => ABOVE(0, dy, "center"))) });
+                text: `ridge ${num(r)} FLOP/byte`, at: ridgeAt,
+                alt: [{ text: `ridge ${num(r)}` }, { text: num(r) }] });
   const ceilings = { xs: [], ys: [], color: [] };
   for (const kind of P.ceilings) {
     const tier = hw.tiers[kind];
     if (kind === "vector" || kind === "hbm" || !tier) continue;
-    const xEnd = Math.max(peak / tier.bw, x0 * 1.0001);
-    ceilings.xs.push([x0, xEnd]);
-    ceilings.ys.push([x0 * tier.bw / 1e12, xEnd * tier.bw / 1e12]);
+    const xEnd = Math.max(peak / tier.bw, xr[0] * 1.0001);
+    ceilings.xs.push([xr[0], xEnd]);
+    ceilings.ys.push([xr[0] * tier.bw / 1e12, xEnd * tier.bw / 1e12]);
     ceilings.color.push(C[kind]);
+    const at = slopePlaces(xr[0], tier.bw, xEnd);
     labels.push({ key: `ceiling-${kind}`, x: slope, y: slope * tier.bw / 1e12, size: 11,
                   style: "normal", color: C[kind], text: `${P.names[kind]} ${bandwidth(tier.bw)}`,
-                  at: [BELOW(2, 5, "left"), BELOW(2, 17, "left"), ABOVE(-10, 5, "left")] });
+                  at, alt: { text: bandwidth(tier.bw), at } });
   }
   const v = vectorFor(hw, st.precision);
   const vectorOn = !!v && !!st.vector;
-  const vector = vectorOn ? roofXY(v.peak, bw, x0, x1) : { x: [], y: [] };
+  const vector = vectorOn ? roofXY(v.peak, bw, xr[0], xr[1]) : { x: [], y: [] };
   if (vectorOn) {
-    labels.push({ key: "vector", x: x1, y: v.peak / 1e12, size: 12, style: "normal",
+    labels.push({ key: "vector", x: xr[1], y: v.peak / 1e12, size: 12, style: "normal",
                   color: C.vector, text: `${v.label} vector roof ${tflops(v.peak)}`,
-                  at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), BELOW(-4, 20, "right")] });
+                  at: [ABOVE(-4, 6, "right"), BELOW(-4, 6, "right"), BELOW(-4, 22, "right")] });
   }
-  if (r > x0 * 8) {
-    labels.push({ key: "region", x: r, y: yr[1] / 1.6, size: 12, style: "italic",
-                  color: "muted", text: "memory-bound",
-                  at: [0, -16, -32, -48].map((dy) => ({ dx: -6, dy, align: "right",
-                                                        baseline: "middle" })) });
+  if (r > xr[0] * 8) {
+    // Inside the shaded region, under the roof: below the slope's line, left of the ridge.
+    labels.push({ key: "region", x: r, y: yr[0], size: 12, style: "italic", color: "muted",
+                  text: "memory-bound",
+                  at: [40, 64, 88, 112, 136].map((dy) => ABOVE(-10, dy, "right")) });
   }
   const ids = Object.keys(P.ops);
   const placed = ids.map((i) => place(P.ops[i].cost[prec], peak, bw));
   const points = { x: placed.map((p) => p.ai), y: placed.map((p) => p.attainable / 1e12),
-                   op: ids };
-  for (const g of groupPoints(points.x)) {
-    g.forEach((j, rank) => { // ops at one point stack their labels, one row each
-      const at = [];
-      for (let row = rank; row < rank + 8; row += 1) {
-        const dy = 7 + 14 * row;
-        at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
-                BELOW(-6, dy, "right"), ABOVE(0, dy, "center"), BELOW(0, dy, "center"));
-      }
-      labels.push({ key: `op-${ids[j]}`, x: points.x[g[0]], y: points.y[g[0]], size: 11,
-                    style: "normal", color: "muted", text: P.ops[ids[j]].short, at });
-    });
+                   op: ids, n: ids.map((_, i) => i + 1) };
+  // The selected op is named first (bold); the others by name where it fits beside them, else
+  // by their number in the key.
+  const order = ids.map((_, j) => j).sort((a, b) => (ids[b] === st.op) - (ids[a] === st.op));
+  for (const j of order) {
+    const selected = ids[j] === st.op;
+    labels.push({ key: `op-${ids[j]}`, x: points.x[j], y: points.y[j], size: 11,
+                  style: selected ? "bold" : "normal", color: selected ? "ink" : "muted",
+                  text: P.ops[ids[j]].short,
+                  at: selected ? nearPoint(7, 6).concat(slidPlaces(xr, r, points.y[j]))
+                    : nearPoint(7),
+                  // the selected op keeps a name: without its parenthesis where it is tight
+                  alt: selected ? { text: P.ops[ids[j]].short.split(" (")[0] }
+                    : { text: String(j + 1), at: NUMBER_AT } });
   }
-  const projections = tokensLabels(P, tokensPoints(P, st, peak, bw), labels);
-  const launch = launchLine(P, st, peak, yr, labels);
+  const projections = tokensLabels(P, tokensPoints(P, st, peak, bw), labels, xr, r);
+  const launch = launchLine(P, st, peak, xr, yr, labels);
+  const aiLine = st.ai > 0 ? [[[st.ai, st.ai], yr]] : [];
   const avoid = { x: points.x.concat(projections.x), y: points.y.concat(projections.y),
-                  lines: sceneLines(ceilings, vector, launch, roof),
-                  opLines: [[[r, r], yr]] }; // op names keep off the ridge line too
-  // The selected op's launch floor named first, then the other lines', then the points'
-  // around them (a point's name has rows to move to; a line's has two or three places).
-  const rank = (l) => (l.key === "launch" ? 0 : namesPoint(l) ? 2 : 1);
+                  lines: sceneLines(ceilings, vector, launch, roof).concat([[[r, r], yr]], aiLine,
+                                                                          extraLines) };
+  // The roof, the slope and the ridge first, then the selected op's launch ceiling, then the
+  // selected op's and the model's families' names, then the other lines' (ceilings, vector
+  // roof, region), then the other ops'.
+  const rank = (l) => (["roof", "hbm", "ridge"].includes(l.key) ? 0 : l.key === "launch" ? 1
+    : namesPoint(l) && l.style === "bold" ? 2 : !namesPoint(l) ? 3 : 4);
   const ordered = labels.map((l, i) => [rank(l), i, l]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
     .map((e) => e[2]);
-  const laid = clearOfMarker((taken) => layoutLabels(ordered, [x0, x1], yr, frame[0], frame[1],
-                                                     avoid, taken),
-                             markerBoxes(P, st, [x0, x1], yr, frame));
+  const laid = layoutLabels(ordered, xr, yr, frame[0], frame[1], avoid,
+                            markerBoxes(P, st, xr, yr, frame));
   return {
-    x: [x0, x1], y: yr, ridge: r, memory: [x0, r],
+    x: xr, y: yr, ridge: r, memory: [xr[0], r],
     roof: { x: roof.x, y: roof.y }, ceilings, vector, points, projections, launch,
-    labels: laid, leaders: leaderLines(laid, [x0, x1], yr, frame[0], frame[1]),
+    labels: laid, leaders: leaderLines(laid, xr, yr, frame[0], frame[1]),
+    key: laid.filter((l) => l.shown && l.numbered && l.key.startsWith("op-"))
+      .map((l) => ({ n: Number(l.text), text: P.ops[l.key.slice(3)].label }))
+      .sort((a, b) => a.n - b.n),
   };
 }
 
@@ -138,20 +204,9 @@ export function sceneLines(ceilings, vector, launch, roof) {
   return lines.concat([vector, launch].filter((d) => d.x.length).map((d) => [d.x, d.y]));
 }
 
-// The reader's marker is drawn over the canvas (r 8 px and a 2 px white ring): where the
-// scene is laid out with the slider's AI known (st.ai), no label goes under it. A slider move
-// only slides it over labels until the next layout (a new chip, precision, op or tokens).
-export const MARKER_KEEP_PX = 9;
-
-// Labels laid out clear of the marker, unless that leaves a label out that fits beside it:
-// a name under the marker (until the slider moves) beats a name missing.
-function clearOfMarker(layout, boxes) {
-  const laid = layout(boxes);
-  if (!boxes.length || laid.every((l) => l.shown)) return laid; // nothing left out: done
-  const without = layout([]);
-  const shown = (ls) => ls.filter((l) => l.shown).length;
-  return shown(laid) >= shown(without) ? laid : without;
-}
+// The reader's marker is drawn over the canvas (r 8 px and a 2 px ring): no label goes under it
+// where the scene is laid out with the slider's AI known (st.ai).
+export const MARKER_KEEP_PX = 10;
 
 function markerBoxes(P, st, xr, yr, frame) {
   if (!(st.ai > 0)) return [];
@@ -161,41 +216,75 @@ function markerBoxes(P, st, xr, yr, frame) {
   return [[px - r, py - r, px + r, py + r]];
 }
 
-// The reader's point: where the AI meets the roof, red below the ridge, green at the roof.
+// The reader's point: at the AI, on the lowest ceiling that applies (the roofline, or the
+// selected op's launch ceiling); red below the ridge, green at the roof, amber when the launch
+// binds.
 export function marker(P, st, ai) {
   const hw = P.hardware[st.hardware];
   const peak = hw.peaks[st.precision];
-  const b = bound(ai, peak / hw.bw);
-  return { x: ai, y: attainable(ai, peak, hw.bw) / 1e12, bound: b,
-           color: b === "memory" ? P.colors.memory : P.colors.compute };
+  const a = attainableOf(P, st, ai, peak, hw.bw);
+  return { x: ai, y: a.best / 1e12, bound: a.bound, color: P.colors[a.bound] };
 }
 
-// The tokens slider's ops (scene_tokens.mjs) labelled like the zoo's points, a row each where
-// they meet; returns the points without their texts.
-function tokensLabels(P, pts, labels) {
-  for (const g of groupPoints(pts.x)) {
-    g.forEach((j, rank) => {
-      const at = [];
-      for (let row = rank; row < rank + 4; row += 1) {
-        const dy = 8 + 14 * row;
-        at.push(BELOW(8, dy, "left"), ABOVE(-8, dy, "right"), BELOW(-8, dy, "right"),
-                ABOVE(8, dy, "left"));
-      }
-      labels.push({ key: `proj-${pts.op[j]}`, x: pts.x[g[0]], y: pts.y[g[0]], size: 11,
-                    style: "bold", color: P.colors.projection, text: pts.text[j], at });
-    });
-  }
+// The model's families at st.tokens (tokens slider), labelled in bold like the selected op.
+function tokensLabels(P, pts, labels, xr, r) {
+  pts.x.forEach((x, j) => {
+    labels.push({ key: `proj-${pts.op[j]}`, x, y: pts.y[j], size: 11, style: "bold",
+                  color: P.colors.projection, text: pts.text[j],
+                  at: nearPoint(8, 6).concat(slidPlaces(xr, r, pts.y[j])) });
+  });
   return { x: pts.x, y: pts.y, op: pts.op, color: pts.color };
 }
 
-// The selected op's launch floor as a flat line across the plot, labelled with its basis.
-function launchLine(P, st, peak, yr, labels) {
+// The selected op's launch ceiling as a flat line across the plot, labelled.
+function launchLine(P, st, peak, xr, yr, labels) {
   const y = launchY(P, st, peak, yr);
   if (y === null) return { x: [], y: [] };
-  const [x0, x1] = P.x;
-  labels.push({ key: "launch", x: x1, y, size: 11, style: "normal", color: "ink",
-                text: launchLabel(P, y),
-                at: [BELOW(-4, 4, "right"), ABOVE(-4, 4, "right"), BELOW(-4, 18, "right"),
-                     ABOVE(-4, 18, "right")] });
-  return { x: [x0, x1], y: [y, y] };
+  const at = flatPlaces(xr, peak / P.hardware[st.hardware].bw, y);
+  labels.push({ key: "launch", x: xr[1], y, size: 11, style: "normal", color: "ink",
+                text: launchLabel(P, y), at,
+                alt: [{ text: `launch ceiling ${tflops(y * 1e12)}` }, { text: "launch ceiling" }] });
+  return { x: [xr[0], xr[1]], y: [y, y] };
 }
+
+// ---------------------------------------------------------------- the texts beside the plot
+
+// One "best": the lowest ceiling that applies at this AI (the roofline's, or the selected op's
+// launch ceiling), and its share of the peak; with an op, the shortest time it can take.
+export function readoutText(P, st, ai, ops) {
+  const hw = P.hardware[st.hardware];
+  const peak = hw.peaks[st.precision];
+  const a = attainableOf(P, st, ai, peak, hw.bw);
+  let text = `AI ${num(ai)} FLOP/byte · best ${tflops(a.best)}, ${percent(a.fraction)} of the ` +
+             `${tflops(peak)} peak`;
+  const cost = st.op && ops[st.op] ? ops[st.op].cost[st.precision] : null;
+  if (cost) {
+    const t = Math.max(place(cost, peak, hw.bw).time, P.launch ? P.launch.seconds : 0);
+    text += ` · ${ops[st.op].short || st.op} takes ≥ ${seconds(t)}`;
+  }
+  return text;
+}
+
+// The verdict: which ceiling binds (binary) and what that costs (graded by the share of peak).
+// Returns [class, text]; the class colours the badge (rl-memory, rl-compute, rl-overhead).
+export function verdictText(P, st, ai) {
+  const hw = P.hardware[st.hardware];
+  const peak = hw.peaks[st.precision];
+  const a = attainableOf(P, st, ai, peak, hw.bw);
+  const r = num(peak / hw.bw);
+  const units = hw.units[st.precision] === "tensor" ? "tensor cores" : "ALUs";
+  const share = percent(a.fraction);
+  if (a.bound === "overhead") {
+    const floor = place(opCost(P, st), peak, hw.bw).time;
+    return ["overhead", `Overhead-bound: its ${seconds(P.launch.seconds)} launch outlasts its ` +
+            `roofline time of ${seconds(floor)}, so it reaches at most ${share} of peak`];
+  }
+  if (a.bound === "compute") return ["compute", `Compute-bound: at the roof (ridge at ${r} FLOP/byte)`];
+  if (a.fraction >= 0.5) {
+    return ["memory", `Memory-bound, near the ridge: at most ${share} of peak (ridge at ${r} ` +
+            "FLOP/byte)"];
+  }
+  return ["memory", `Memory-bound: at most ${share} of peak; the ${units} wait on HBM ` +
+          `${percent(1 - a.fraction)} of the time (ridge at ${r} FLOP/byte)`];
+}
+

@@ -1,10 +1,10 @@
-// The tokens-per-step slider and the launch floor in the roofline widget's scene: the model's
-// projection GEMMs and RMSNorm at T tokens per step (costs affine in T, from
-// widgets/roofline.tokens_ops), and the selected op's launch floor, attainable ≤ FLOPs / launch
-// time (data/overhead.toml). Mirrors roofline.widgets.roofline.scene's tokens_cost … _launch, pinned by
-// tests/cases/scene_cases.json. Pure data: scene.mjs, which imports it, lays out the labels.
-import { num, seconds, tflops } from "../../render/js/format.mjs";
-import { place, timeLowerBound } from "../../render/js/maths.mjs";
+// The tokens-per-step slider and the launch ceiling in the roofline widget's scene: the model's
+// projection GEMMs and RMSNorm at T tokens per step (costs affine in T, computed in Python by
+// widgets/roofline/settings.tokens_ops: the browser only evaluates f0 + f1·T), and the selected
+// op's launch ceiling (the payload's launch model, roofline.model's one copy). Pure data:
+// scene.mjs, which imports it, lays out the labels.
+import { seconds, tflops } from "../../render/js/format.mjs";
+import { place } from "../../render/js/maths.mjs";
 
 
 // [FLOPs, bytes] at `tokens` per step of a tokens op's affine cost [f0, f1, b0, b1].
@@ -34,39 +34,33 @@ export function opCost(P, st) {
   return Object.prototype.hasOwnProperty.call(moved, op) ? moved[op].cost[st.precision] : null;
 }
 
-// FLOP/s the launch floor allows an op of this cost: FLOPs / launch time.
-export function launchCap(P, cost) {
+// The FLOP/s the launch allows an op of this cost: its FLOPs over the shortest time a kernel
+// can take, the payload's launch time (P.launch.seconds: the launch model's per-kernel floor);
+// null without an op or a launch model.
+export function launchCeiling(P, cost) {
   return P.launch && cost ? cost[0] / P.launch.seconds : null;
 }
 
-// The readout's launch clause: only when the launch outlasts both roofline floors.
-export function launchNote(P, st, peak, bw) {
-  const cost = opCost(P, st);
-  if (!cost || !P.launch) return "";
-  const t = P.launch.seconds;
-  if (t <= timeLowerBound(cost[0], cost[1], peak, bw)) return "";
-  return ` · launch floor ${seconds(t)} (${P.launch.basis}) binds: overhead-bound, ` +
-    `≤ ${tflops(cost[0] / t)}`;
-}
-
-// The verdict when the selected op's launch outlasts both its roofline floors: [class, text],
-// else null (the roofline's own verdict stands).
-export function overheadVerdict(P, st, peak, bw) {
-  const cost = opCost(P, st);
-  if (!cost || !P.launch) return null;
-  const floor = timeLowerBound(cost[0], cost[1], peak, bw);
-  if (P.launch.seconds <= floor) return null;
-  return ["overhead", `Overhead-bound — its ${seconds(P.launch.seconds)} launch outlasts its ` +
-          `roofline floor of ${seconds(floor)}`];
+// The selected op's place under every ceiling that applies: the roofline's (peak, AI × BW)
+// and, for a selected op, its launch ceiling. `best` is the lowest, `bound` the one that binds
+// ("overhead" when the launch does), `fraction` best ÷ peak.
+export function attainableOf(P, st, ai, peak, bw) {
+  const roof = Math.min(peak, ai * bw);
+  const launch = launchCeiling(P, opCost(P, st));
+  if (launch !== null && launch < roof) {
+    return { best: launch, bound: "overhead", fraction: launch / peak, roof, launch };
+  }
+  return { best: roof, bound: ai < peak / bw ? "memory" : "compute", fraction: roof / peak,
+           roof, launch };
 }
 
 export function tokensNote(P, st) {
   const t = P.tokens ? st.tokens : null;
-  return t ? ` · ${num(t, 6)} token${t === 1 ? "" : "s"} per step` : "";
+  return t ? ` · ${t.toLocaleString("en-US")} token${t === 1 ? "" : "s"} per step` : "";
 }
 
-// With a tokens slider, the y range reaches down to half the smallest launch cap of its ops
-// (at one token), so the floor of a batch-1 RMSNorm is on the plot (TFLOP/s).
+// With a tokens slider, the y range reaches down to half the smallest launch ceiling of its
+// ops (at one token), so the ceiling of a batch-1 RMSNorm is on the plot (TFLOP/s).
 export function launchBottom(P, prec) {
   if (!P.tokens || !P.launch) return Infinity;
   return Math.min(...P.tokens.ops.map((p) => tokensCost(p.cost[prec], 1)[0])) /
@@ -89,16 +83,16 @@ export function tokensPoints(P, st, peak, bw) {
   return out;
 }
 
-// The selected op's launch floor, attainable ≤ FLOPs / launch time, in TFLOP/s: null unless it
-// lies under the roof and inside the frame (then scene.mjs draws it as a flat line).
+// The selected op's launch ceiling in TFLOP/s: null unless it lies under the roof and inside
+// the frame (then scene.mjs draws it as a flat line).
 export function launchY(P, st, peak, yr) {
-  const cap = launchCap(P, opCost(P, st));
+  const cap = launchCeiling(P, opCost(P, st));
   if (cap === null || !(yr[0] < cap / 1e12 && cap / 1e12 < peak / 1e12)) return null;
   return cap / 1e12;
 }
 
 export function launchLabel(P, y) {
-  return `launch floor ${seconds(P.launch.seconds)} (${P.launch.basis}): ≤ ${tflops(y * 1e12)}`;
+  return `launch ceiling: ${seconds(P.launch.seconds)} a kernel, ≤ ${tflops(y * 1e12)}`;
 }
 
 // ---------------------------------------------------------------- the widget's tokens control

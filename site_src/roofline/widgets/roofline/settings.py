@@ -39,6 +39,12 @@ CEILING_COLORS = {"sram": "#8e6bd8", "l2": "#2a9d8f", "hbm": "#2f7fd8", "host": 
 CEILING_NAMES = {"sram": "SRAM", "l2": "L2", "host": "Host link", "scaleup": "GPU-GPU"}
 ROOF_COLOR = "#2f7fd8"
 MEMORY_COLOR, COMPUTE_COLOR = "#d1352b", "#2e9e48"
+OVERHEAD_COLOR = "#8a5a00"  # the launch binds (the verdict's badge too)
+MEASURED_COLOR = "#d9480f"  # a measurement drawn over the roofline
+FRAME_MARGIN_PX = (12, 36, 52, 78)
+"""top, right, bottom, left: the plot frame's place in the figure, the live figure's borders
+(layout.py) and the static drawing's (static.mjs) alike; room for the y axis's "10,000" and its
+title, and right of the frame for half the last x tick."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +206,9 @@ def payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
                         "short": _short(zoo.preset(op_id).label)} for op_id in op_ids},
         "ceilings": list(opts.ceilings),
         "colors": {**CEILING_COLORS, "roof": ROOF_COLOR, "memory": MEMORY_COLOR,
-                   "compute": COMPUTE_COLOR, "projection": PROJECTION_COLOR},
+                   "compute": COMPUTE_COLOR, "overhead": OVERHEAD_COLOR,
+                   "projection": PROJECTION_COLOR, "measured": MEASURED_COLOR},
+        "margin": list(FRAME_MARGIN_PX),
         "names": dict(CEILING_NAMES),
         "x": [AI_MIN, AI_MAX],
         "url": opts.url_state,

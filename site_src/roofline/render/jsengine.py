@@ -1,0 +1,79 @@
+"""Our ES modules, run at build time in an embedded JavaScript engine, so a figure's static
+first frame is drawn by the very code the browser runs (the scene, the label layout, the chart
+drawing): each rule is written once, in JavaScript. The engine is QuickJS (the `quickjs-ng`
+wheel from PyPI: no Node, no network, a few MB); `pip install -e . && mkdocs serve` needs
+nothing else.
+
+    from roofline.render.jsengine import call
+    svg = call(Path(".../static.mjs"), "staticFigure", payload, 400)
+
+`call(entry, name, *args)` bundles `entry` with the modules it imports (render/jsmodule.py, as
+the browser gets them), evaluates it once per thread and per version of its text (an edited
+file is picked up by `mkdocs serve`), and calls its export `name` with the arguments passed as
+JSON, returning the JSON result. A JavaScript exception is a bug in our code: it is raised as
+`JSError` with the script's message and stack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from roofline.render.jsmodule import bundle
+
+_EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)",
+                     re.M)
+_local = threading.local()
+
+
+class JSError(RuntimeError):
+    """An exception thrown by our JavaScript while it ran at build time."""
+
+
+def _context(entry: Path):
+    code = bundle(entry)
+    digest = hashlib.sha256(code.encode()).hexdigest()
+    contexts = getattr(_local, "contexts", None)
+    if contexts is None:
+        contexts = _local.contexts = {}
+    have = contexts.get(entry)
+    if have is not None and have[0] == digest:
+        return have[1]
+    import quickjs  # the quickjs-ng wheel
+
+    ctx = quickjs.Context()
+    names = _EXPORT.findall(code)
+    source = code.replace("export default ", "const __default__ = ")
+    try:
+        ctx.module(f"{source}\nglobalThis.__rl = {{ {', '.join(names)} }};\n")
+        ctx.eval("null")  # run the module's pending evaluation job
+        while ctx.execute_pending_job():
+            pass
+    except quickjs.JSException as exc:
+        raise JSError(f"{entry.name}: {exc}") from None
+    contexts[entry] = (digest, ctx)  # one version per entry: an edit replaces it
+    return ctx
+
+
+def call(entry: Path, name: str, *args: Any) -> Any:
+    """The JSON result of `name(...args)`, an export of `entry` (a module of ours)."""
+    import quickjs
+
+    ctx = _context(Path(entry).resolve())
+    try:
+        fn = ctx.eval("(name, text) => JSON.stringify(globalThis.__rl[name]"
+                      "(...JSON.parse(text)))")
+        out = fn(name, json.dumps(args))
+    except quickjs.JSException as exc:
+        raise JSError(f"{Path(entry).name}: {name}(): {exc}") from None
+    return json.loads(out)
+
+
+def constant(entry: Path, name: str) -> Any:
+    """The value of `name`, an exported constant of `entry` (e.g. labels.mjs's FONT_STACK)."""
+    ctx = _context(Path(entry).resolve())
+    return json.loads(ctx.eval(f"JSON.stringify(globalThis.__rl[{json.dumps(name)}])"))
