@@ -161,6 +161,8 @@ def get_model(model_id: str | Path) -> TransformerConfig:
     """A model by name (the lesson's, then the bundled catalog's) or by path to a Hugging Face
     config.json (relative to the working directory)."""
     from roofline.model import hfconfig
+    if isinstance(model_id, Path):
+        return hfconfig.load_config(model_id)
     models = default_models()
     key = str(model_id)
     if key in models:

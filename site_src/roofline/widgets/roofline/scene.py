@@ -36,9 +36,15 @@ def place(cost: list[float], peak: float, bw: float) -> dict:
 
 def tokens_cost(coeffs: list[float], tokens: float) -> list[float]:
     """[FLOPs, bytes] at `tokens` per step of a tokens op's cost [f0, f1, b0, b1] (affine in
-    the tokens, as transformer.layer_ops builds a layer; widgets/roofline.tokens_ops)."""
-    f0, f1, b0, b1 = coeffs
-    return [f0 + f1 * tokens, b0 + b1 * tokens]
+    the tokens, as transformer.layer_ops builds a layer; widgets/roofline.tokens_ops), and for
+    routed experts [f0, f1, b0, b1, w, E, k]: plus the weights w of all E experts times the
+    share of them T tokens touch, 1 − (1 − k/E)^T (roofline.model.moe)."""
+    f0, f1, b0, b1, *experts = coeffs
+    touched = 0.0
+    if experts:
+        w, e, k = experts
+        touched = w * (1 - (1 - k / e) ** tokens)
+    return [f0 + f1 * tokens, b0 + b1 * tokens + touched]
 
 
 def tokens_ops(payload: dict, prec: str, tokens: float | None) -> dict:
