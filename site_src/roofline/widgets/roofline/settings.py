@@ -305,6 +305,7 @@ def initial_state(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
 
 
 def tokens_cost(coeffs: list[float], tokens: float) -> tuple[float, float]:
-    """[FLOPs, bytes] of a tokens op at `tokens` per step from its [f0, f1, b0, b1]."""
-    f0, f1, b0, b1 = coeffs
-    return f0 + f1 * tokens, b0 + b1 * tokens
+    """[FLOPs, bytes] of a tokens op at `tokens` per step (scene.tokens_cost, the one copy)."""
+    from roofline.widgets.roofline.scene import tokens_cost as cost
+    flops, bytes_ = cost(coeffs, tokens)
+    return flops, bytes_
