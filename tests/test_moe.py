@@ -126,3 +126,18 @@ def test_tokens_slider_cost_of_routed_experts_matches_the_layer(tokens):
     assert flops == pytest.approx(at["experts_down_proj"].flops)
     assert bytes_ == pytest.approx(at["experts_down_proj"].bytes)
     assert tokens_cost([1.0, 2.0, 3.0, 4.0], tokens) == [1 + 2 * tokens, 3 + 4 * tokens]
+
+
+def test_the_shared_case_file_is_the_model_s():
+    """tests/cases/moe_tokens_cases.json: the routed experts' cost at T tokens, checked here
+    against layer_ops and by tests/js/moe_tokens.test.mjs against scene_tokens.mjs."""
+    import json
+    from pathlib import Path
+    data = json.loads((Path(__file__).parent / "cases" / "moe_tokens_cases.json").read_text())
+    assert len(data["cases"]) == 36
+    for c in data["cases"]:
+        cfg = get_model(c["model"])
+        op = {o.name: o for o in layer_ops(cfg, "decode", c["tokens"], 1, 2.0, kind=MOE)}[c["op"]]
+        one = {o.name: o for o in layer_ops(cfg, "decode", 1, 1, 2.0, kind=MOE)}[c["op"]]
+        assert c["cost"] == [op.flops, op.bytes] and c["coeffs"] == expert_cost_coefficients(one)
+        assert tokens_cost(c["coeffs"], c["tokens"]) == pytest.approx(c["cost"], rel=1e-12)
