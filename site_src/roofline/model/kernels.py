@@ -10,7 +10,10 @@ Conventions (stated once, used everywhere):
 - Useful FLOPs are the matmul FLOPs of the unfused step (6 N per token plus attention for
   training, the usual MFU numerator). Fusion never changes FLOPs, only bytes and kernel count.
 - A fusion merges a run of consecutive kernels into one: FLOPs add, bytes add minus the
-  intermediates that stay on chip (each written once and read by each consumer).
+  intermediates that stay on chip (each written once and read by each consumer). A rule
+  applies only where a layer has its ops in a Llama layer's order (an MoE layer's experts,
+  MLA's projections and Gemma 2's post-attention norm keep their kernels apart).
+- A model with more than one kind of layer (DeepSeek-V3: dense, then MoE) spells out each kind.
 - Attention FLOPs are counted non-causal (the full score matrix), as the PaLM / Megatron MFU
   convention does; FlashAttention's backward pass is 2.5x its forward FLOPs (the forward's two
   matmuls twice, plus the recomputed QK^T).
