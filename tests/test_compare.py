@@ -8,9 +8,9 @@ import json
 import pytest
 
 from roofline.cli import main
-from roofline.model.budget import TYPICAL, budget
+from roofline.model.budget import budget
 from roofline.model.catalog import default_catalog
-from roofline.model.compare import compare
+from roofline.model.compare import compare, running_example
 from roofline.model.transformer import get_model
 from roofline.widgets.budget.payload import STATED_RUN
 
@@ -32,7 +32,7 @@ def test_json_rows_carry_the_issue_s_fields_for_every_chip_with_the_precision(ca
     assert {r["hardware"] for r in doc["rows"]} == {a.id for a in CAT}
     for row in doc["rows"]:
         assert FIELDS <= set(row) and row["usd_per_million_tokens"] is None
-    assert doc["params_total"] == get_model(TYPICAL["model"]).params
+    assert doc["params_total"] == get_model(running_example()["model"]).params
 
 
 def test_a_row_is_the_budget_s_roofline_bound():

@@ -9,8 +9,7 @@ import pytest
 
 from roofline import fmt
 from roofline.errors import RooflineError
-from roofline.model.budget import TYPICAL
-from roofline.model.compare import compare
+from roofline.model.compare import compare, running_example
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model
 from lesson_site import build  # noqa: F401  (registers every marker)
@@ -26,13 +25,13 @@ def ctx():
 @pytest.mark.parametrize("phase", ["decode", "train"])
 def test_which_chip_is_compare_on_the_running_example(ctx, phase):
     html = expand(f"<!-- rl:which_chip phase={phase} -->\n", ctx, "docs/hardware.md")
-    c = compare(get_model(TYPICAL["model"]), phase, TYPICAL["batch"], TYPICAL["seq"],
-                ctx.catalog, TYPICAL["precision"])
+    c = compare(get_model(running_example()["model"]), phase, running_example()["batch"], running_example()["seq"],
+                ctx.catalog, running_example()["precision"])
     names = re.findall(r'<th scope="row"[^>]*>([^<]+)</th>', html)
     assert names == [r.name for r in c.rows]
     first = c.rows[0]
     assert fmt.num(first.gpu_hours_per_billion_tokens, 3) in html
-    assert get_model(TYPICAL["model"]).name in html and "$" not in html  # no bundled price
+    assert get_model(running_example()["model"]).name in html and "$" not in html  # no bundled price
     fact = expand(f"<!-- rl:which_chip_fact phase={phase} field=name -->", ctx, "x.md")
     assert fact == first.name
 

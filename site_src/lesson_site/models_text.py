@@ -8,8 +8,7 @@ import html
 
 from roofline import fmt
 from roofline.errors import RooflineError
-from roofline.model.budget import TYPICAL
-from roofline.model.compare import compare
+from roofline.model.compare import compare, running_example
 from roofline.model.hfconfig import bundled_models
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model
@@ -24,12 +23,13 @@ BATCHES = (1, 16, 256)
 
 
 def running_comparison(ctx: Context, phase: str):
-    """The running example (roofline.model.budget.TYPICAL: model, sequences per GPU, sequence,
-    precision) on every chip, in `phase`."""
+    """The running example (model, sequences per GPU, sequence, precision) on every chip, in
+    `phase`."""
     if phase not in PHASES:
         raise RooflineError(f"unknown phase {phase!r}", field="phase", valid=list(PHASES))
-    return compare(get_model(TYPICAL["model"]), phase, TYPICAL["batch"], TYPICAL["seq"],
-                   ctx.catalog, TYPICAL["precision"])
+    ex = running_example()
+    return compare(get_model(ex["model"]), phase, ex["batch"], ex["seq"], ctx.catalog,
+                   ex["precision"])
 
 
 @marker("which_chip", block=True)
@@ -55,7 +55,7 @@ def which_chip_fact(ctx: Context, *, phase: str, field: str, rank: int = 1) -> s
         raise RooflineError(f"rank must be 1 to {len(rows)}, got {rank}", field="rank")
     row = rows[rank - 1]
     values = {"name": row.name, "gpu_hours": fmt.num(row.gpu_hours_per_billion_tokens, 3),
-              "count": f"{len(rows):,}", "model": get_model(TYPICAL["model"]).name}
+              "count": f"{len(rows):,}", "model": get_model(running_example()["model"]).name}
     if field not in values:
         raise RooflineError(f"unknown field {field!r}", field="field", valid=list(values))
     return values[field]

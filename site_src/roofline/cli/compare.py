@@ -9,8 +9,9 @@ import math
 
 from roofline.cli._common import add_catalog, add_format, positive_int, text_width, write
 from roofline.errors import RooflineError
-from roofline.model.budget import FUSIONS, TYPICAL
+from roofline.model.budget import FUSIONS
 from roofline.model.catalog import default_catalog
+from roofline.model.compare import running_example
 from roofline.model.transformer import PHASES, get_model
 from roofline.render.compare import compare_table
 
@@ -33,25 +34,26 @@ def price(text: str) -> tuple[str, float]:
 
 
 def add_parser(sub) -> None:
+    ex = running_example()  # every default is the running example's
     p = sub.add_parser("compare", help="every chip for one workload: time, tokens/s, fit, "
                        "GPU-hours and (with your prices) cost per token",
                        description="One row per chip of the catalog for one model step: its "
                        "roofline time, tokens/s and MFU bound, whether it fits and the least "
                        "sharding that would, GPU-hours per billion tokens and, with --price, "
                        "dollars per million tokens. All are bounds: no real run beats them.")
-    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME|FILE",
+    p.add_argument("--model", default=ex["model"], metavar="NAME|FILE",
                    help="a bundled model (`roofline models` lists them) or a Hugging Face "
-                        f"config.json (default: {TYPICAL['model']})")
-    p.add_argument("--phase", choices=PHASES, default=TYPICAL["phase"],
-                   help=f"default: {TYPICAL['phase']}")
-    p.add_argument("--batch", type=positive_int, default=TYPICAL["batch"], metavar="B",
-                   help=f"sequences per GPU per step (default: {TYPICAL['batch']})")
-    p.add_argument("--seq", type=positive_int, default=TYPICAL["seq"], metavar="S",
+                        f"config.json (default: {ex['model']})")
+    p.add_argument("--phase", choices=PHASES, default=ex["phase"],
+                   help=f"default: {ex['phase']}")
+    p.add_argument("--batch", type=positive_int, default=ex["batch"], metavar="B",
+                   help=f"sequences per GPU per step (default: {ex['batch']})")
+    p.add_argument("--seq", type=positive_int, default=ex["seq"], metavar="S",
                    help="sequence length (train/prefill) or KV-cache length (decode) "
-                        f"(default: {TYPICAL['seq']:,})")
-    p.add_argument("--precision", default=TYPICAL["precision"], metavar="P",
+                        f"(default: {ex['seq']:,})")
+    p.add_argument("--precision", default=ex["precision"], metavar="P",
                    help=f"precision of the matmuls and weights (default: "
-                        f"{TYPICAL['precision']}); chips without it are listed as left out")
+                        f"{ex['precision']}); chips without it are listed as left out")
     p.add_argument("--fuse", default=DEFAULT_FUSE, metavar="LIST",
                    help=f"comma-separated fusions: {','.join(FUSIONS)}, 'all' or 'none' "
                         f"(default: {DEFAULT_FUSE}, as serving and training stacks run)")
