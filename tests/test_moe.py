@@ -107,13 +107,17 @@ def test_mla_decode_attends_in_the_latent_and_caches_it():
     assert kv_cache_bytes(cfg, 1, 4096, 2.0) == 61 * 576 * 4096 * 2
 
 
-def test_a_moe_step_budgets_and_reports_active_parameters():
+def test_a_moe_step_budgets_and_reports_active_parameters(capsys):
+    from roofline.cli import main
     cfg = get_model("qwen3-30b-a3b")
     bg = budget(cfg, "decode", 8, 4096, H100, "bf16", 2.0, frozenset(FUSIONS))
-    d = bg.as_dict()
+    assert 0 < bg.mfu_upper_bound < 0.05
+    assert main(["budget", "--model", "qwen3-30b-a3b", "--phase", "decode", "--batch", "8",
+                 "--format", "json"]) == 0
+    import json
+    d = json.loads(capsys.readouterr().out)
     assert d["params_total"] == cfg.params and d["params_active"] == cfg.params_active
     assert d["flops_per_token"] == pytest.approx(2 * (cfg.params_active - 151936 * 2048))
-    assert 0 < d["mfu_upper_bound"] < 0.05
 
 
 @pytest.mark.parametrize("tokens", [1, 2, 7, 64, 4096])
