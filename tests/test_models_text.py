@@ -10,6 +10,7 @@ import pytest
 from roofline import fmt
 from roofline.errors import RooflineError
 from roofline.model.compare import compare, running_example
+from roofline.model.memory import describe, what_fits
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model
 from lesson_site import build  # noqa: F401  (registers every marker)
@@ -36,9 +37,12 @@ def test_which_chip_is_compare_on_the_running_example(ctx, phase):
     assert fact == first.name
 
 
-def test_the_training_table_shows_the_budget_page_s_sharding(ctx):
+def test_the_training_table_shows_the_least_sharding_that_fits(ctx):
     html = expand("<!-- rl:which_chip phase=train -->\n", ctx, "docs/hardware.md")
-    assert "no: ZeRO-1, full recomputation over 8 GPUs" in html
+    ex = running_example()
+    fix = what_fits(get_model(ex["model"]), ex["batch"], ex["seq"], 2.0,
+                    ctx.hw("h100-sxm").hbm.capacity_bytes, flash=True, dp_degree=8)
+    assert f"no: {describe(fix)} over 8 GPUs" in html
 
 
 def test_moe_passage_numbers_are_the_rules(ctx):
