@@ -96,7 +96,7 @@ class Comparison:
     def as_dict(self) -> dict:
         return {"model": self.model.id, "model_name": self.model.name,
                 "params_total": self.model.params, "params_active": self.model.params_active,
-                "phase": self.phase, "batch": self.batch, "seq": self.seq,
+                "flops_per_token": self.model.flops_per_token, "phase": self.phase, "batch": self.batch, "seq": self.seq,
                 "precision": self.precision, "fusions": sorted(self.fusions),
                 "notes": list(self.model.notes),
                 "rows": [r.as_dict() for r in self.rows],
