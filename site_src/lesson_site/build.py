@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Callable
 
 from roofline.model import datafile as _toml
-from lesson_site import budget_text, departures, lesson_parts, numbers, pages, qa, teach
+from lesson_site import (budget_text, departures, lesson_parts, models_text, numbers, pages,
+    qa, teach)
 from lesson_site.context import load_context
 from lesson_site.markers import expand
 
@@ -76,8 +77,10 @@ def check_inputs() -> None:
     """Load and validate every data file the pages read, before MkDocs empties the site folder,
     so bad data fails the build with the old site untouched."""
     ctx = load_context()
+    from roofline.model.hfconfig import bundled_models
     from roofline.model.transformer import default_models
     default_models()
+    bundled_models()
     for name, table, keys in (("prompts", "prompt", ("question", "section", "answer")),
                               ("checkpoint", "question", ("question", "answer")),
                               ("failure_modes", "mode", ("title", "problem", "check"))):

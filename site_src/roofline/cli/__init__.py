@@ -11,7 +11,8 @@ import sys
 
 from roofline.errors import RooflineError
 
-COMMANDS = ("hardware", "ops", "budget", "measure", "plot", "export")
+COMMANDS = ("hardware", "ops", "budget", "compare", "models", "measure", "plot",
+            "export")
 """The subcommands: each is a module of this package with `add_parser(subparsers)` and
 `run(args) -> int`."""
 

@@ -32,8 +32,9 @@ def add_parser(sub) -> None:
                        "chip: every kernel at its roofline bound, then the losses from peak to "
                        "the MFU a real run could reach.")
     # Values are checked in run() so that bad input ends in one RooflineError line, exit 2.
-    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME",
-                   help=f"a transformer config, e.g. llama-2-7b (default: {TYPICAL['model']})")
+    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME|FILE",
+                   help="a bundled model (`roofline models` lists them) or a Hugging Face "
+                        f"config.json (default: {TYPICAL['model']})")
     p.add_argument("--phase", default=TYPICAL["phase"], metavar="train|prefill|decode",
                    help="a training step (forward, backward, optimizer), a prompt's prefill or "
                         f"one decode step (default: {TYPICAL['phase']})")
@@ -186,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
     fit = ([f"DOES NOT FIT: {fmt.capacity(m.total)} per GPU against "
             f"{fmt.memory_and_bytes(m.capacity)}; {fmt.capacity(m.overflow)} over. The times "
             "below are what it would take if it fit.", ""] if not m.fits else [])
-    lines = fit + [f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
+    lines = fit + [f"note: {n}" for n in bg.model.notes] + [
+             f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}",
              f"step {fmt.seconds(bg.step_time_s)} at the roofline, one layer "
              f"{fmt.seconds(bg.layer_time_s)}; {fmt.count(bg.flops)}FLOP, "

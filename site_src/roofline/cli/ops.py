@@ -24,8 +24,10 @@ def add_parser(sub) -> None:
                        "or with --model the ops of one transformer layer, placed on a chip's "
                        "roofline.")
     add_hw_options(p)
-    p.add_argument("--model", default=None, metavar="NAME",
-                   help="a transformer config (e.g. llama-2-7b); without it, the lesson's op zoo")
+    p.add_argument("--model", default=None, metavar="NAME|FILE",
+                   help="a bundled model (e.g. llama-2-7b, mixtral-8x7b; `roofline models` "
+                        "lists them) or a Hugging Face config.json; without it, the lesson's "
+                        "op zoo")
     p.add_argument("--phase", choices=PHASES, default=None,
                    help=f"with --model: {', '.join(PHASES)} (default: train)")
     p.add_argument("--batch", type=positive_int, default=None, metavar="B",
@@ -51,10 +53,16 @@ def run(args: argparse.Namespace) -> int:
         cfg = get_model(args.model)
         ops = layer_ops(cfg, run["phase"], run["batch"], run["seq"], b, flash=args.flash)
         contexts = None
-        caption = (f"One transformer layer of {cfg.name} ({cfg.layers} per step): "
+        kind = cfg.main_layer_kind
+        count = dict(cfg.layer_groups())[kind]
+        others = "; ".join(f"{n} {k} layer{'s' if n > 1 else ''} besides"
+                           for k, n in cfg.layer_groups() if k != kind)
+        caption = (f"One {'MoE ' if kind == 'moe' else ''}transformer layer of {cfg.name} "
+                   f"({count} per step{'; ' + others if others else ''}): "
                    f"{run['phase']}, batch {run['batch']} × seq {run['seq']:,}, on the "
                    f"{hw.name} at {label}"
-                   + (", FlashAttention-style attention." if args.flash else "."))
+                   + (", FlashAttention-style attention." if args.flash else ".")
+                   + "".join(f" Note: {n}." for n in cfg.notes))
     else:
         zoo = default_zoo()
         ops = zoo.ops(b)

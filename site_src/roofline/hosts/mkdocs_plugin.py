@@ -23,6 +23,7 @@ from mkdocs.utils import get_relative_url
 
 from roofline.hosts import buildcache, fences, host_check
 from roofline.render import assets, blockstyle
+from roofline.widgets import model_option
 
 SUPERFENCES = "pymdownx.superfences"
 _ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
@@ -50,6 +51,8 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         # Widget HTML is cached on disk beside mkdocs.yml: a warm build never imports bokeh.
         self.root = Path(config.config_file_path or ".").resolve().parent
         buildcache.configure(self.root / buildcache.DEFAULT_DIR)
+        # A widget's `model:` config.json is a path relative to the docs folder.
+        model_option.DOCS_DIR.set(Path(config.docs_dir))
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:

@@ -38,6 +38,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from roofline.errors import RooflineError
 from roofline.hosts import door
+from roofline.widgets import model_option
 
 logger = logging.getLogger(__name__)
 
@@ -174,7 +175,12 @@ class RooflineDirective(SphinxDirective):
             source, _ = self.get_source_info()
             line = self.lineno
             where = f"{_relative(source, self.env.srcdir)}:{line}"
-            html = render(kind, opts, where=where)
+            # A `model:` config.json is a path relative to the source folder.
+            token = model_option.DOCS_DIR.set(Path(self.env.srcdir))
+            try:
+                html = render(kind, opts, where=where)
+            finally:
+                model_option.DOCS_DIR.reset(token)
         except OptionError as exc:
             what = f"option '{exc.option}': " if exc.option else ""
             msg = self.state.document.reporter.error(

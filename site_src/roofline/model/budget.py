@@ -259,6 +259,8 @@ class Budget:
         terms = self.waterfall()
         return {
             "model": self.model.id, "phase": self.phase, "batch": self.batch, "seq": self.seq,
+            "params_total": self.model.params, "params_active": self.model.params_active,
+            "flops_per_token": self.model.flops_per_token, "model_notes": list(self.model.notes),
             "hardware": self.hardware.id, "precision": self.precision,
             "fusions": sorted(self.fusions),
             "assumptions": {"kernel_efficiency": self.assumptions.kernel_efficiency,

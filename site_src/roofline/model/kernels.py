@@ -10,7 +10,10 @@ Conventions (stated once, used everywhere):
 - Useful FLOPs are the matmul FLOPs of the unfused step (6 N per token plus attention for
   training, the usual MFU numerator). Fusion never changes FLOPs, only bytes and kernel count.
 - A fusion merges a run of consecutive kernels into one: FLOPs add, bytes add minus the
-  intermediates that stay on chip (each written once and read by each consumer).
+  intermediates that stay on chip (each written once and read by each consumer). A rule
+  applies only where a layer has its ops in a Llama layer's order (an MoE layer's experts,
+  MLA's projections and Gemma 2's post-attention norm keep their kernels apart).
+- A model with more than one kind of layer (DeepSeek-V3: dense, then MoE) spells out each kind.
 - Attention FLOPs are counted non-causal (the full score matrix), as the PaLM / Megatron MFU
   convention does; FlashAttention's backward pass is 2.5x its forward FLOPs (the forward's two
   matmuls twice, plus the recomputed QK^T).
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from roofline.errors import RooflineError
 from roofline.model.maths import time_lower_bound
 from roofline.model.ops import (ATTENTION, ELEMENTWISE, EMBEDDING, GEMM, NORM, OPTIMIZER, SOFTMAX,
-    Op, attention_fused, adamw, embedding, gemm, rmsnorm)
+    Op, attention_fused_like, adamw, embedding, gemm, rmsnorm)
 from roofline.model.transformer import TransformerConfig, layer_ops
 
 FUSIONS = ("norm", "epilogue", "residual", "flash")
@@ -85,17 +88,27 @@ def _bwd_factor(op: Op) -> float:
 
 
 def _forward_slots(cfg: TransformerConfig, phase: str, batch: int, seq: int,
-                   b: float) -> tuple[list[_Slot], int]:
-    """The forward ops in order, with only min(layers, 3) layers spelled out: every middle layer
-    is identical, so the second one stands for layers - 2 of them (fusions may cross layers)."""
+                   b: float) -> tuple[list[_Slot], dict[int, int], int]:
+    """The forward ops in order, with only min(n, 3) layers of each kind of layer spelled out:
+    every middle layer of a kind is identical, so the second one stands for n - 2 of them
+    (fusions may cross layers). Also each segment's copies per step, and the segment that
+    stands for one layer (the middle one of the most numerous kind)."""
     tokens = batch * (1 if phase == "decode" else seq)
-    n = min(cfg.layers, 3)
     slots = [_Slot(embedding(tokens, cfg.d_model, b, "embed_tokens"), 0)]
-    for i in range(n):
-        slots += [_Slot(op, i + 1) for op in layer_ops(cfg, phase, batch, seq, b)]
-    slots += [_Slot(rmsnorm(tokens, cfg.d_model, b, "norm"), n + 1),
-              _Slot(gemm(tokens, cfg.vocab, cfg.d_model, b, "lm_head"), n + 1)]
-    return slots, n
+    counts, seg, mid, most = {0: 1}, 0, 1, 0
+    for kind, layers in cfg.layer_groups():
+        copies = [1, layers - 2, 1] if layers >= 3 else [1] * layers
+        ops = layer_ops(cfg, phase, batch, seq, b, kind=kind)
+        for c in copies:
+            seg += 1
+            counts[seg] = c
+            slots += [_Slot(op, seg) for op in ops]
+        if layers > most:
+            most, mid = layers, seg - len(copies) + 1 + (len(copies) == 3)
+    counts[seg + 1] = 1
+    slots += [_Slot(rmsnorm(tokens, cfg.d_model, b, "norm"), seg + 1),
+              _Slot(gemm(tokens, cfg.vocab, cfg.d_model, b, "lm_head"), seg + 1)]
+    return slots, counts, mid
 
 
 @dataclass(frozen=True)
@@ -116,33 +129,39 @@ def _spans(slots: list[_Slot], fusions: frozenset[str]) -> list[_Span]:
     def at(seg: int, name: str) -> int | None:
         return index.get((seg, name))
 
+    def run(seg: int, *names: str) -> list[int] | None:
+        # A rule fuses only ops that follow each other as in a Llama layer; a layer built
+        # otherwise (MoE experts, MLA, Gemma's sandwich norms) keeps those kernels apart.
+        found = [at(seg, n) for n in names]
+        ok = None not in found and found == list(range(found[0], found[0] + len(found)))
+        return found if ok else None
+
     for seg in range(1, last):
-        if "flash" in fusions:
-            qk, sm, sv = (at(seg, n) for n in ("attn_qk", "attn_softmax", "attn_sv"))
+        if "flash" in fusions and (found := run(seg, "attn_qk", "attn_softmax", "attn_sv")):
+            qk, sm, sv = found
             parts = [slots[i].op for i in (qk, sm, sv)]
-            s = parts[0].shape
-            fused = attention_fused(s["batch"], s["heads"], s["kv_heads"], s["head_dim"],
-                                    s["q_len"], s["kv_len"], parts[0].bytes_per_element)
+            fused = attention_fused_like(parts[0])
             fwd = sum(p.bytes for p in parts) - fused.bytes
             bwd = sum(_bwd_factor(p) * p.bytes for p in parts) - 2 * fused.bytes
             out.append(_Span(qk, sv, "flash", fwd, bwd))
         if "norm" in fusions:
             for norm, consumers in (("input_layernorm", ("q_proj", "k_proj", "v_proj")),
                                     ("post_attention_layernorm", ("gate_proj", "up_proj"))):
-                i = at(seg, norm)
-                out.append(_norm_span(slots, i, at(seg, consumers[-1]), len(consumers)))
-        if "epilogue" in fusions:
-            gate, act = at(seg, "gate_proj"), at(seg, "act_fn")
+                if found := run(seg, norm, *consumers):
+                    out.append(_norm_span(slots, found[0], found[-1], len(consumers)))
+        if "epilogue" in fusions and (found := run(seg, "gate_proj", "up_proj", "act_fn")):
+            gate, act = found[0], found[-1]
             saved = 4 * slots[act].op.shape["n"] * slots[act].op.bytes_per_element
             out.append(_Span(gate, act, "epilogue", saved, saved))
         if "residual" in fusions:
-            res = at(seg, "attn_residual")
-            out.append(_residual_span(slots, res, at(seg, "post_attention_layernorm")))
-            res = at(seg, "mlp_residual")
-            nxt = at(seg + 1, "input_layernorm") if seg + 1 < last else at(last, "norm")
-            out.append(_residual_span(slots, res, nxt))
-    if "norm" in fusions:
-        out.append(_norm_span(slots, at(last, "norm"), at(last, "lm_head"), 1))
+            if found := run(seg, "attn_residual", "post_attention_layernorm"):
+                out.append(_residual_span(slots, *found))
+            res, nxt = at(seg, "mlp_residual"), (at(seg + 1, "input_layernorm")
+                                                 if seg + 1 < last else at(last, "norm"))
+            if None not in (res, nxt) and nxt == res + 1:
+                out.append(_residual_span(slots, res, nxt))
+    if "norm" in fusions and (found := run(last, "norm", "lm_head")):
+        out.append(_norm_span(slots, found[0], found[-1], 1))
     return out
 
 
@@ -212,12 +231,7 @@ def step_kernels(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: fl
     """Every kernel of one step (forward, backward and optimizer for train), fused as asked;
     and, for each op of one middle decoder layer, (op name, op class, its forward kernel)."""
     fusions = check_fusions(fusions)
-    slots, n = _forward_slots(cfg, phase, batch, seq, b)
-    counts = {0: 1, n + 1: 1}
-    counts.update({i + 1: 1 for i in range(n)})
-    if n == 3:
-        counts[2] = cfg.layers - 2
-    mid = 2 if n == 3 else 1
+    slots, counts, mid = _forward_slots(cfg, phase, batch, seq, b)
     groups = {lo: (hi, members) for lo, hi, members in _merge(_spans(slots, fusions))}
     kernels: list[Kernel] = []
     placed: list[tuple[str, str, Kernel]] = []

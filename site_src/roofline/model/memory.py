@@ -17,7 +17,8 @@ Formulas (stated on the budget page, and the only place they are written):
                                          (s·b·h·34, or with the scores when not fused) alive
                                          while that layer is recomputed.
   The 34 counts a GPT block (4h MLP, dropout masks); for a Llama block it is an approximation.
-- Inference: the KV cache, 2 (K and V) × layers × kv_heads × head_dim × tokens cached × b,
+- Inference: the KV cache, 2 (K and V) × layers × kv_heads × head_dim × tokens cached × b
+  (MLA: layers × (kv_lora_rank + qk_rope_head_dim) × tokens × b, the compressed cache),
   plus one layer's working set (the activation formula above for one layer: the prompt's s
   tokens at prefill, scores stored unless FlashAttention; one token at decode).
 - The chip's capacity is its HBM as the catalog stores it (binary: an H100 holds 80 GiB).
@@ -96,8 +97,9 @@ def activation_bytes_per_layer(cfg: TransformerConfig, batch: int, seq: int, *,
 
 
 def kv_cache_bytes(cfg: TransformerConfig, batch: int, tokens: int, b: float) -> float:
-    """K and V for every layer and KV head: 2 · L · kv_heads · head_dim · tokens · batch · b."""
-    return 2 * cfg.layers * cfg.kv_heads * cfg.head_dim * tokens * batch * b
+    """K and V for every layer and KV head: 2 · L · kv_heads · head_dim · tokens · batch · b
+    (MLA: L · (kv_lora_rank + qk_rope_head_dim) · tokens · batch · b, the compressed cache)."""
+    return cfg.kv_cache_elements_per_token * tokens * batch * b
 
 
 def step_memory(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float,

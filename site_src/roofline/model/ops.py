@@ -56,6 +56,7 @@ class Conventions:
     gelu_flops_per_element: float = 8.0
     silu_flops_per_element: float = 4.0
     silu_mul_flops_per_element: float = 5.0
+    gelu_mul_flops_per_element: float = 9.0
     rmsnorm_flops_per_element: float = 4.0
     layernorm_flops_per_element: float = 8.0
     softmax_flops_per_element: float = 5.0
@@ -109,8 +110,11 @@ def activation(n: float, b: float, kind: str = "gelu", name: str | None = None,
     if kind == "silu_mul":
         return Op(name, "silu_mul", ELEMENTWISE, conv.silu_mul_flops_per_element * n,
                   3 * n * b, {"n": n}, b)
+    if kind == "gelu_mul":  # GeGLU (Gemma): GELU of the gate times the up projection
+        return Op(name, "gelu_mul", ELEMENTWISE, conv.gelu_mul_flops_per_element * n,
+                  3 * n * b, {"n": n}, b)
     raise RooflineError(f"unknown activation {kind!r}", field="kind",
-                        valid=["gelu", "silu", "silu_mul"])
+                        valid=["gelu", "silu", "silu_mul", "gelu_mul"])
 
 
 def rmsnorm(rows: float, d: float, b: float, name: str = "rmsnorm",
@@ -151,44 +155,72 @@ def adamw(params: float, state_bytes: float = 4.0, name: str = "adamw",
               7 * params * state_bytes, {"params": params}, state_bytes)
 
 
-def _attn_dims(name: str, batch, heads, kv_heads, head_dim, q_len, kv_len, b) -> dict:
+def _attn_dims(name: str, batch, heads, kv_heads, head_dim, q_len, kv_len, b,
+               v_head_dim=None, kv_shared=False) -> dict:
     _check(name, batch=batch, heads=heads, kv_heads=kv_heads, head_dim=head_dim, q_len=q_len,
            kv_len=kv_len, bytes_per_element=b)
     if heads % kv_heads:
         raise RooflineError(f"heads ({heads}) must be a multiple of kv_heads ({kv_heads})",
                             entry=name, field="kv_heads")
-    return {"batch": batch, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim,
-            "q_len": q_len, "kv_len": kv_len}
+    shape = {"batch": batch, "heads": heads, "kv_heads": kv_heads, "head_dim": head_dim,
+             "q_len": q_len, "kv_len": kv_len}
+    # Only attention that differs from the plain kind records the extra dimensions.
+    if v_head_dim is not None and v_head_dim != head_dim:
+        _check(name, v_head_dim=v_head_dim)
+        shape["v_head_dim"] = v_head_dim
+    if kv_shared:
+        shape["kv_shared"] = 1
+    return shape
 
 
 def attention_fused(batch: float, heads: float, kv_heads: float, head_dim: float, q_len: float,
                     kv_len: float, b: float, name: str = "attention",
-                    conv: Conventions = Conventions()) -> Op:
+                    conv: Conventions = Conventions(), *, v_head_dim: float | None = None,
+                    kv_shared: bool = False) -> Op:
     """FlashAttention-style: scores stay on chip. Reads Q, K, V once, writes O. With grouped-query
     heads K and V hold kv_heads heads. Causal masking is ignored (it halves FLOPs and bytes of the
-    scores alike). Decode is q_len = 1 against a kv_len cache."""
-    shape = _attn_dims(name, batch, heads, kv_heads, head_dim, q_len, kv_len, b)
+    scores alike). Decode is q_len = 1 against a kv_len cache.
+
+    `head_dim` is the query/key width of a head and `v_head_dim` (default: the same) the value
+    and output width; `kv_shared`: V is the first v_head_dim columns of K, one tensor read once
+    (MLA's compressed cache attended in its latent space)."""
+    shape = _attn_dims(name, batch, heads, kv_heads, head_dim, q_len, kv_len, b, v_head_dim,
+                       kv_shared)
+    dv = head_dim if v_head_dim is None else v_head_dim
     scores = batch * heads * q_len * kv_len
-    flops = 4 * scores * head_dim + conv.softmax_flops_per_element * scores
-    q_o = 2 * batch * q_len * heads * head_dim
-    k_v = 2 * batch * kv_len * kv_heads * head_dim
+    flops = 2 * scores * (head_dim + dv) + conv.softmax_flops_per_element * scores
+    q_o = batch * q_len * heads * (head_dim + dv)
+    k_v = batch * kv_len * kv_heads * (head_dim + (0 if kv_shared else dv))
     return Op(name, "attention_fused", ATTENTION, flops, (q_o + k_v) * b, shape, b)
+
+
+def attention_fused_like(op: Op) -> Op:
+    """The fused attention of the same shape as an unfused QKᵀ (or S·V) op."""
+    s = op.shape
+    return attention_fused(s["batch"], s["heads"], s["kv_heads"], s["head_dim"], s["q_len"],
+                           s["kv_len"], op.bytes_per_element, v_head_dim=s.get("v_head_dim"),
+                           kv_shared=bool(s.get("kv_shared")))
 
 
 def attention_unfused(batch: float, heads: float, kv_heads: float, head_dim: float,
                       q_len: float, kv_len: float, b: float, prefix: str = "attn",
-                      conv: Conventions = Conventions()) -> list[Op]:
-    """QKᵀ, softmax and S·V as three kernels: the score matrix goes to HBM and back twice."""
-    shape = _attn_dims(prefix, batch, heads, kv_heads, head_dim, q_len, kv_len, b)
+                      conv: Conventions = Conventions(), *, v_head_dim: float | None = None,
+                      kv_shared: bool = False) -> list[Op]:
+    """QKᵀ, softmax and S·V as three kernels: the score matrix goes to HBM and back twice.
+    (`v_head_dim`, `kv_shared`: as attention_fused; S·V, a kernel of its own, reads V again.)"""
+    shape = _attn_dims(prefix, batch, heads, kv_heads, head_dim, q_len, kv_len, b, v_head_dim,
+                       kv_shared)
+    dv = head_dim if v_head_dim is None else v_head_dim
     scores = batch * heads * q_len * kv_len
     q = batch * q_len * heads * head_dim
     kv = batch * kv_len * kv_heads * head_dim
+    v, o = batch * kv_len * kv_heads * dv, batch * q_len * heads * dv
     qk = Op(f"{prefix}_qk", "attention_qk", ATTENTION, 2 * scores * head_dim,
             (q + kv + scores) * b, shape, b)
     sm = Op(f"{prefix}_softmax", "softmax", SOFTMAX, conv.softmax_flops_per_element * scores,
             2 * scores * b, {"rows": batch * heads * q_len, "d": kv_len}, b)
-    sv = Op(f"{prefix}_sv", "attention_sv", ATTENTION, 2 * scores * head_dim,
-            (scores + kv + q) * b, shape, b)
+    sv = Op(f"{prefix}_sv", "attention_sv", ATTENTION, 2 * scores * dv,
+            (scores + v + o) * b, shape, b)
     return [qk, sm, sv]
 
 

@@ -7,10 +7,11 @@ import { seconds, tflops } from "../../render/js/format.mjs";
 import { place } from "../../render/js/maths.mjs";
 
 
-// [FLOPs, bytes] at `tokens` per step of a tokens op's affine cost [f0, f1, b0, b1].
+// [FLOPs, bytes] at `tokens` per step of a tokens op's affine cost [f0, f1, b0, b1]; routed
+// experts add [w, E, k]: the weights of all E experts times the share T tokens touch.
 export function tokensCost(coeffs, tokens) {
-  const [f0, f1, b0, b1] = coeffs;
-  return [f0 + f1 * tokens, b0 + b1 * tokens];
+  const [f0, f1, b0, b1, w = 0, e = 1, k = 0] = coeffs;
+  return [f0 + f1 * tokens, b0 + b1 * tokens + w * (1 - (1 - k / e) ** tokens)];
 }
 
 // The tokens slider's ops (the model's projection GEMMs and RMSNorm) at `tokens` per step,

@@ -79,8 +79,9 @@ class RooflineSettings(WidgetSettings):
                "name, or a path under docs/)"),
         Option("tokens", int, f"tokens per step at first (1–{TOKENS_MAX:,}); adds a slider that "
                "moves the model's projection GEMMs along the roofline"),
-        Option("model", str, "the transformer config whose projection GEMMs the tokens slider "
-               "moves (`roofline ops --model`)", field="tokens_model"),
+        Option("model", str, "the transformer whose projection GEMMs the tokens slider "
+               "moves: a bundled model (`roofline models` lists them) or a Hugging Face "
+               "config.json, its path relative to the docs folder", field="tokens_model"),
     )
     FIELD_OPTIONS: ClassVar[dict[str, str]] = {"ceiling": "ceilings", "url_state": "url",
                                                "tokens_model": "model"}
@@ -106,10 +107,13 @@ class RooflineSettings(WidgetSettings):
                     and 1 <= self.tokens <= TOKENS_MAX):
                 raise self.fail("tokens", f"tokens must be an integer from 1 to "
                                 f"{TOKENS_MAX:,}, got {self.tokens!r}")
-            from roofline.model.transformer import default_models
-            if self.tokens_model not in default_models():
-                raise self.fail("model", f"unknown model {self.tokens_model!r}",
-                                list(default_models()))
+            from roofline.widgets.model_option import model_config
+            try:
+                model_config(self.tokens_model)
+            except RooflineError as exc:
+                # A config file's error names the file and its field; a name, the valid ones.
+                raise self.fail("model", str(exc) if exc.where else exc.detail,
+                                None if exc.where else exc.valid) from None
         if self.op is not None:
             shown = self.ops if self.ops is not None else tuple(zoo.presets)
             if self.tokens is not None:
@@ -132,7 +136,9 @@ class RooflineSettings(WidgetSettings):
             self.overlay().check()
 
     def data_files(self) -> list[str]:
-        files = []
+        from roofline.widgets.model_option import model_file
+        config = model_file(self.tokens_model) if self.tokens is not None else None
+        files = [str(config)] if config is not None else []
         if self.catalog:
             files += [self.catalog, str(Path(self.catalog).parent / "precisions.toml")]
         overlay = self.overlay()
@@ -225,15 +231,22 @@ def tokens_ops(model: str, catalog: Catalog) -> list[dict]:
     its RMSNorm, one entry per cost (q/k/v/o share one on Llama 2 7B; up and down cost the
     same). Each cost is affine in the tokens T of a step, as transformer.layer_ops builds it:
     cost[prec] = [f0, f1, b0, b1] with FLOPs = f0 + f1·T and bytes = b0 + b1·T (a GEMM
-    [T × k] · [k × n]: 2·n·k·T FLOPs, (k·n + (k + n)·T) elements)."""
-    from roofline.model.transformer import get_model, layer_ops
-    cfg = get_model(model)
+    [T × k] · [k × n]: 2·n·k·T FLOPs, (k·n + (k + n)·T) elements). A routed experts' GEMM
+    adds the weights of the experts T tokens touch: [f0, f1, b0, b1, w, E, k]
+    (roofline.model.moe.expert_cost_coefficients; scene_tokens.mjs tokensCost)."""
+    from roofline.model.moe import expert_cost_coefficients
+    from roofline.model.transformer import layer_ops
+    from roofline.widgets.model_option import model_config
+    cfg = model_config(model)
     groups: dict[tuple, list[str]] = {}
     for pid, prec in catalog.precisions.items():
         b = prec.bytes_per_element
         one, two = (layer_ops(cfg, "decode", t, 1, b) for t in (1, 2))
         for a, c in zip(one, two):
             if not (a.name.endswith("_proj") or a.name.endswith("layernorm")):
+                continue
+            if "experts" in a.shape:
+                groups.setdefault(a.name, {})[pid] = expert_cost_coefficients(a)
                 continue
             f1, b1 = c.total_flops - a.total_flops, c.total_bytes - a.total_bytes
             groups.setdefault(a.name, {})[pid] = [a.total_flops - f1, f1, a.total_bytes - b1, b1]
@@ -262,10 +275,10 @@ def tokens_marks(zoo: OpZoo) -> list[dict]:
 def tokens_payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict | None:
     if opts.tokens is None:
         return None
-    from roofline.model.transformer import get_model
+    from roofline.widgets.model_option import model_config
     marks = tokens_marks(zoo)
     top = max(opts.tokens, *(m["tokens"] for m in marks))
-    return {"model": get_model(opts.tokens_model).name,
+    return {"model": model_config(opts.tokens_model).name,
             "ops": tokens_ops(opts.tokens_model, catalog), "marks": marks,
             "max": 2 ** math.ceil(math.log2(top))}
 
@@ -299,7 +312,8 @@ def initial_state(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
             "tokens": opts.tokens}
 
 
-def tokens_cost(coeffs: list[float], tokens: float) -> tuple[float, float]:
-    """[FLOPs, bytes] of a tokens op at `tokens` per step from its [f0, f1, b0, b1]."""
-    f0, f1, b0, b1 = coeffs
-    return f0 + f1 * tokens, b0 + b1 * tokens
+def tokens_cost(coeffs: list[float], tokens: float) -> list[float]:
+    """[FLOPs, bytes] of a tokens op at `tokens` per step: scene_tokens.mjs's tokensCost (the
+    one copy, which the slider runs on every tick), run by the build's JS engine."""
+    from roofline.render.jsengine import call
+    return call(Path(__file__).with_name("scene_tokens.mjs"), "tokensCost", coeffs, tokens)
