@@ -218,19 +218,3 @@ def test_only_a_terms_first_appearance_keeps_a_focusable_abbr():
     assert "<em>MFU</em>" in out and "<li>HBM again</li>" in out
     plain = markdown.markdown(src, extensions=["abbr"])  # the seeded defect: every mention
     assert plain.count("<abbr") == 5 and "tabindex" not in plain
-
-
-def test_tokens_explorer_is_progressive_and_the_models(ctx):
-    import json
-    out = expand("<!-- rl:tokens_explorer -->", ctx, "t")
-    assert '<form class="rl-tokens-form" hidden>' in out and 'aria-live="polite"' in out
-    assert "enhanceAllTokens(document);" in out and out.count("</script>") == 2
-    assert not re.search(r"\bsrc=|https?://(?!www\.w3\.org)", out)
-    data = json.loads(re.search(r'class="rl-tokens-data">(.*?)</script>', out).group(1)
-                      .replace("<\\/", "</"))
-    h100 = default_catalog()["h100-sxm"]
-    assert data["hardware"][0] == {"id": "h100-sxm", "name": h100.name,
-                                   "peak": h100.peak_flops_per_s("bf16"),
-                                   "bw": h100.hbm_bandwidth_bytes_per_s}
-    assert [f["shape"] for f in data["families"]] == [[4096, 4096], [4096, 11008]]
-    assert 'data-tokens="32768"' in out and 'data-tokens="1"' in out
