@@ -5,6 +5,6 @@ glossary (exercises.py). Shared helpers: teachkit.py."""
 
 from __future__ import annotations
 
-from lesson_site import derive, exercises, steptime
+from lesson_site import derive, exercises, figures, leaks, steptime
 from lesson_site.exercises import predict_answers, predict_cases
 from lesson_site.steptime import _budget, flops_vs_time, step_share

@@ -20,6 +20,9 @@ CLASS_LABELS = {"gemm": "GEMMs (projections, lm_head)", "attention": "attention 
                 "softmax": "softmax", "embedding": "embedding", "optimizer": "optimizer (AdamW)"}
 # The tokens rule's worked matmul: a 7B model's up_proj, d_model × ffn.
 TOKENS_MODEL = "llama-2-7b"
+# The chips the lesson's text names beside the H100 (the problems, the predict form): the
+# tokens table shows these and folds the rest of the catalog away.
+TOKENS_HW = ("h100-sxm", "a100-sxm-80gb", "h200", "b200")
 # The inlined page script (predict.mjs) and the formatting it imports; the chips the predict
 # form draws from.
 JS_DIR = Path(__file__).resolve().parent / "js"
