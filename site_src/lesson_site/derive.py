@@ -168,7 +168,8 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
             + mathml(worked, f"on the {acc.name} in {precision}, T star is about {fmt.num(t)} "
                      "tokens")
             + f'\n<p class="rl-figure-note">On the {html.escape(acc.name)} in {precision}: '
-            f"≈ {fmt.num(t)} tokens per step, the scaling book's critical batch.</p>\n"
+            f"≈ {fmt.num(t)} tokens per step (at least {math.ceil(t - 1e-9):,} whole tokens), "
+            "the scaling book's critical batch.</p>\n"
             + with_act)
 
 
@@ -211,14 +212,13 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
             HtmlColumn("fp8 throughout", "right", 2),
             HtmlColumn("8-bit weights", "right", 1)]
     label = "Critical tokens per step for each chip"
-    return (f"\n*{label}: the fewest tokens a weight matmul needs in one step to leave the "
-            "bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth). In bf16 (2 bytes "
-            "per weight) it equals the ridge in FLOP/byte. <strong>bf16 + activations</strong>: "
-            "the "
-            f"{html.escape(cfg.name)} up_proj with its input and output bytes counted too; "
+    return (f"\n*{label}: the fewest whole tokens a weight matmul needs in one step to leave "
+            "the bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth), rounded up. "
+            "<strong>bf16 + activations</strong>: the "
+            f"{html.escape(cfg.name)} up_proj, its input and output bytes counted too; "
             "<strong>fp8 throughout</strong>: fp8 weights and activations at the fp8 peak "
-            "(— = no fp8 peak in the catalog); <strong>8-bit weights</strong>: int8 or fp8 weights with "
-            "bf16 compute. Whole tokens, rounded up.*\n{: .rl-caption }\n\n"
+            "(— = none); <strong>8-bit weights</strong>: int8 or fp8 weights, bf16 compute."
+            "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows_for(named), label=label, css_class="rl-tokens")
             + '\n<details class="note rl-sources" markdown="1">\n<summary>The other '
             f"{len(rest):,} chips of the catalog</summary>\n\n"
