@@ -160,7 +160,8 @@ def test_problems_have_collapsed_worked_answers(ctx):
     for pid in ("critical-tokens", "decode-rate", "gqa", "a100-batch"):
         assert f'id="problem-{pid}"' in out
     t = _text(out)
-    assert "smallest compute-bound batch is **162**" in t  # A100: 153 by weights, 161.3 with activations
+    # A100: 153 by weights, 161.3 with activations
+    assert "smallest compute-bound batch is **162**" in t
 
 
 def test_glossary_defines_the_issue_terms_and_refuses_bad_lines(tmp_path):

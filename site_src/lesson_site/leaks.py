@@ -94,31 +94,37 @@ def run_words(ctx: Context, bg) -> str:
             f"{bg.sharding.zero_stage} and {recompute}")
 
 
-@marker("leak_ranking", block=True)
-def leak_ranking(ctx: Context) -> str:
-    """The reader ranks the step's leaks first (listed by name, in alphabetical order, which
-    gives nothing away), then opens the model's ranking: points of peak each cause costs with
-    FlashAttention (the budget page's step) and unfused, and the MFU left."""
+def ranking_reveal(ctx: Context) -> str:
+    """The model's ranking as Markdown (a caption and a table): what the reader opens after
+    ranking the leaks, and what the printed answers at the end of the lesson give."""
     flash, plain = step(ctx, "flash"), step(ctx, "none")
     if flash.sharding != STATED_RUN:
         raise RooflineError("the ranking must be the budget page's stated run", field="sharding")
-    order = ranked(flash)
     unfused = {t.key: t for t in plain.waterfall()}
-    names = sorted((t.label for t in order), key=str.lower)
     rows = [[f"{i}", html.escape(t.label), points(t.loss), points(unfused[t.key].loss)]
-            for i, t in enumerate(order, 1)]
-    rows.append(["", "<strong>MFU left</strong> (% of peak)", f"<strong>{fmt.percent(flash.mfu_estimate)}"
-                 "</strong>", fmt.percent(plain.mfu_estimate)])
+            for i, t in enumerate(ranked(flash), 1)]
+    rows.append(["", "<strong>MFU left</strong> (% of peak)",
+                 f"<strong>{fmt.percent(flash.mfu_estimate)}</strong>",
+                 fmt.percent(plain.mfu_estimate)])
     cols = [HtmlColumn("Rank", "right", 1), HtmlColumn("Leak", priority=1, wrap=True),
             HtmlColumn("Points, FlashAttention", "right", 1),
             HtmlColumn("Points, unfused", "right", 2)]
     label = "The step's leaks, largest first"
     table = html_table(cols, rows, label=label, css_class="rl-leaks-table")
+    return (f"*{label}, in points of peak: {html.escape(run_words(ctx, flash))} (the run "
+            "[Where the 50 % goes](../budget.md) opens on). Each cause costs its share of "
+            "the step's time, so the points add up to 100 % less the MFU.*\n{: .rl-caption }"
+            f"\n\n{table.strip()}\n")
+
+
+@marker("leak_ranking", block=True)
+def leak_ranking(ctx: Context) -> str:
+    """The reader ranks the step's leaks first (listed by name, in alphabetical order, which
+    gives nothing away), then opens the model's ranking: points of peak each cause costs with
+    FlashAttention (the budget page's step) and unfused, and the MFU left. On paper the
+    ranking is printed with the answers at the end (qa.checkpoint_answers)."""
+    names = sorted((t.label for t in step(ctx).waterfall()), key=str.lower)
     listed = "\n".join(f"- {html.escape(n)}" for n in names)
-    reveal = (f"*{label}, in points of peak: {html.escape(run_words(ctx, flash))} (the run "
-              "[Where the 50 % goes](../budget.md) opens on). Each cause costs its share of "
-              "the step's time, so the points add up to 100 % less the MFU.*\n{: .rl-caption }"
-              f"\n\n{table.strip()}\n")
     return ('\n<div class="rl-leaks" markdown="1">\n\n'
             "**Rank the leaks first.** Here are the causes the budget model charges, in "
             "alphabetical order. Write them down largest first for the running example's "
@@ -126,7 +132,7 @@ def leak_ranking(ctx: Context) -> str:
             f"{listed}\n\n"
             '<details class="success rl-leaks-answer" markdown="1">\n'
             "<summary>The model's ranking</summary>\n\n"
-            f"{reveal}\n</details>\n\n</div>\n")
+            f"{ranking_reveal(ctx)}\n</details>\n\n</div>\n")
 
 
 # ---------------------------------------------------------------- what the prose claims

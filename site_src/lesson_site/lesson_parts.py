@@ -190,7 +190,8 @@ def pyramid(ctx: Context, *, hw: str = LESSON_HW) -> str:
     # the client's "few KB/thread" is about 1 KiB at most, see the departure box).
     from lesson_site.figures import thread_limits
     lim = thread_limits(hw)
-    per_thread = f"{fmt.approx(lim.max_registers_per_thread * lim.bytes_per_register / 2 ** 10)} KiB"
+    most = lim.max_registers_per_thread * lim.bytes_per_register
+    per_thread = f"{fmt.approx(most / 2 ** 10)} KiB"
     rows = [
         ("registers", f"≤{per_thread}/thread", "fastest", "<- ALUs eat from here"),
         None,

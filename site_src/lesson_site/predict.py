@@ -213,7 +213,7 @@ def _givens(ctx: Context, case: Case, rule: str, dims: dict[str, int], hw: str,
     b = ctx.catalog.precision(precision).bytes_per_element
     shape = ", ".join(f"{SYMBOLS[d]} = {_n(v)}" for d, v in dims.items())
     return ('<dl class="rl-givens">'
-            f"<dt>Op</dt><dd>{html.escape(case.title)}: {html.escape(case.what)}; "
+            f"<dt>What</dt><dd>{html.escape(case.title)}: {html.escape(case.what)}; "
             f"<strong>{shape}</strong>, in {precision} ({fmt.num(b)} bytes per element).</dd>"
             f"<dt>Count</dt><dd>{rule}.</dd>"
             f"<dt>Chip</dt><dd>{html.escape(acc.name)}: peak "
@@ -313,7 +313,8 @@ def predict_cases(ctx: Context | None = None) -> list[dict]:
     numbers predict.mjs formats, and every draw's answer, for node to check the module against.
 
         PYTHONPATH=site_src python -c "from lesson_site import teach, predict; import sys; \\
-            sys.stdout.write(predict.dumps(predict.predict_cases()))" > tests/cases/predict_cases.jsonl
+            sys.stdout.write(predict.dumps(predict.predict_cases()))" \\
+            > tests/cases/predict_cases.jsonl
     """
     from lesson_site.context import load_context
     ctx = ctx or load_context()
