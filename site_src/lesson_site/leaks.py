@@ -103,9 +103,6 @@ def ranking_reveal(ctx: Context) -> str:
     unfused = {t.key: t for t in plain.waterfall()}
     rows = [[f"{i}", html.escape(t.label), points(t.loss), points(unfused[t.key].loss)]
             for i, t in enumerate(ranked(flash), 1)]
-    rows.append(["", "<strong>MFU left</strong> (% of peak)",
-                 f"<strong>{fmt.percent(flash.mfu_estimate)}</strong>",
-                 fmt.percent(plain.mfu_estimate)])
     cols = [HtmlColumn("Rank", "right", 1), HtmlColumn("Leak", priority=1, wrap=True),
             HtmlColumn("Points, FlashAttention", "right", 1),
             HtmlColumn("Points, unfused", "right", 2)]
@@ -114,7 +111,9 @@ def ranking_reveal(ctx: Context) -> str:
     return (f"*{label}, in points of peak: {html.escape(run_words(ctx, flash))} (the run "
             "[Where the 50 % goes](../budget.md) opens on). Each cause costs its share of "
             "the step's time, so the points add up to 100 % less the MFU.*\n{: .rl-caption }"
-            f"\n\n{table.strip()}\n")
+            f"\n\n{table.strip()}\n\nWhat is left is an MFU of "
+            f"**{fmt.percent(flash.mfu_estimate)}** with FlashAttention, "
+            f"{fmt.percent(plain.mfu_estimate)} unfused.\n")
 
 
 @marker("leak_ranking", block=True)
@@ -128,7 +127,8 @@ def leak_ranking(ctx: Context) -> str:
     return ('\n<div class="rl-leaks" markdown="1">\n\n'
             "**Rank the leaks first.** Here are the causes the budget model charges, in "
             "alphabetical order. Write them down largest first for the running example's "
-            "training step, then open the model's ranking.\n\n"
+            "training step, then open the model's ranking (on paper, it is printed with the "
+            "answers at the end).\n\n"
             f"{listed}\n\n"
             '<details class="success rl-leaks-answer" markdown="1">\n'
             "<summary>The model's ranking</summary>\n\n"
