@@ -151,10 +151,17 @@ class Verdict:
         return self.flops / self.time / self.peak
 
 
+def launch_s() -> float:
+    """The launch the form states and the model charges (data/overhead.toml)."""
+    return tk.load_launch_floor().seconds
+
+
 def judge(ctx: Context, op: ops.Op, hw: str, precision: str = LESSON_PRECISION) -> Verdict:
+    """The model's answer: its time for the kernel with the launch, and which limit binds.
+    The rule is the model's (the lesson's §5 formula), never restated here."""
     acc = ctx.hw(hw)
     peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
-    launch = tk.load_launch_floor().seconds
+    launch = launch_s()
     f, b = op.total_flops, op.total_bytes
     return Verdict(f, b, peak, bw, f / peak, b / bw, launch,
                    tk.kernel_time(f, b, peak, bw, launch), tk.regime(f, b, peak, bw, launch))
@@ -219,11 +226,12 @@ def _givens(ctx: Context, case: Case, rule: str, dims: dict[str, int], hw: str,
             f"<dt>Chip</dt><dd>{html.escape(acc.name)}: peak "
             f"<strong>{fmt.tflops(acc.peak_flops_per_s(precision))}</strong> in {precision}, "
             f"HBM <strong>{fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}</strong>; a kernel "
-            f"launch takes at least <strong>{fmt.seconds(tk.load_launch_floor().seconds)}"
-            "</strong>.</dd></dl>")
+            f"launch costs <strong>{fmt.seconds(launch_s())}</strong> (§5's formula says "
+            "how it counts).</dd></dl>")
 
 
 LONGEST = {"memory": "the memory time", "compute": "the compute time", "overhead": "the launch"}
+"""The longest of the three times names the regime (roofline.model.tokens.regime)."""
 
 
 def _reveal(v: Verdict) -> str:
@@ -231,9 +239,10 @@ def _reveal(v: Verdict) -> str:
             f"<strong>{fmt.capacity(v.bytes)}</strong>: AI = {fmt.num(v.ai)} FLOP/byte against "
             f"a ridge of {fmt.num(v.ridge)}. Compute takes {fmt.seconds(v.t_compute)} "
             f"(FLOPs ÷ peak), memory {fmt.seconds(v.t_memory)} (bytes ÷ bandwidth), the launch "
-            f"{fmt.seconds(v.t_launch)}. The longest is {LONGEST[v.regime]}: "
-            f"<strong>{v.regime}-bound</strong>, at least <strong>{fmt.seconds(v.time)}</strong>,"
-            f" {fmt.percent(v.fraction)} of peak (FLOPs ÷ time ÷ peak).")
+            f"{fmt.seconds(v.t_launch)}. The longest of the three is {LONGEST[v.regime]}: "
+            f"<strong>{v.regime}-bound</strong>. By §5's formula the kernel takes at least "
+            f"<strong>{fmt.seconds(v.time)}</strong>, {fmt.percent(v.fraction)} of peak "
+            "(FLOPs ÷ time ÷ peak).")
 
 
 def predict_data(ctx: Context, precision: str = LESSON_PRECISION) -> dict:
