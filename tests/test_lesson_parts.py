@@ -149,3 +149,64 @@ def test_every_section_in_order(built_site):
 def test_roofline_plot_in_section_6(html):
     section = _section(html, "6-drive-the-roofline")
     assert 'class="roofline-item"' in section
+
+
+# Issue #27: each departure box stands in the section whose claim it answers, once.
+DEPARTURES = {
+    "1-the-memory-hierarchy-a-bandwidth-cliff": ["sram-speedup", "registers-per-thread",
+                                                 "smem-per-sm", "l2-tier",
+                                                 "hbm-bandwidth-not-latency"],
+    "2-compute-1000-tflops-and-the-gap-that-is-the-whole-story": ["fp8-and-sparsity"],
+    "4-classifying-the-lm-op-zoo": ["two-compute-bound", "mfu-band"],
+    "5-the-execution-model-briefly-and-where-mfu-leaks": ["warp-lockstep", "four-reasons"],
+    "6-drive-the-roofline": ["zoo-percent"],
+    "where-this-points-next": ["zoo-percent-next"],
+    "3-arithmetic-intensity-and-the-roofline": ["rmsnorm-ai"],
+    "interview-prompts": ["gemm-ai-thousands"],
+}
+NUMBERED = [k for k in DEPARTURES if k[0].isdigit()]
+
+
+def test_each_departure_box_once_in_its_section(html):
+    placed = re.findall(r'data-departure="([a-z0-9-]+)"', html)
+    assert sorted(placed) == sorted(d for ds in DEPARTURES.values() for d in ds)
+    for heading, ids in DEPARTURES.items():
+        section = _section(html, heading)
+        for d in ids:
+            assert f'data-departure="{d}"' in section, (d, heading)
+
+
+def test_departures_follow_the_sentences_they_answer(built_site):
+    """The §4 box comes right after '…precisely why real training MFU lands at ~40–55%…',
+    the §5 box right after the four reasons, and the ranking the reader does before the
+    reveal right after that."""
+    blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n", main_text(built_site / LESSON))
+              if b.strip()]
+
+    def next_block(ending: str) -> str:
+        i = next(i for i, b in enumerate(blocks) if b.endswith(ending))
+        return blocks[i + 1]
+    assert next_block('and "everything else" still has to run.').startswith(
+        "Memory-bound ops are not most of the gap.")
+    assert next_block("compute idles during comm that isn't overlapped.").startswith(
+        "The two largest leaks are missing.")
+    assert next_block(next_block("compute idles during comm that isn't overlapped.")).startswith(
+        "Rank the leaks first.")
+
+
+def test_a_takeaway_ends_each_numbered_section(html):
+    for heading in NUMBERED:
+        section = _section(html, heading)
+        boxes = list(re.finditer(r'<div class="admonition abstract">\s*<p class="admonition-'
+                                 r'title">Takeaway</p>\s*<p>(.*?)</p>\s*</div>', section, re.S))
+        assert len(boxes) == 1, heading
+        assert section[boxes[0].end():].strip() == "", f"{heading}: the takeaway is not last"
+        assert "<!--" not in boxes[0].group(1) and len(boxes[0].group(1).split()) <= 60, heading
+
+
+def test_the_lesson_opens_with_what_you_will_be_able_to_do(html):
+    start = html.index("<h1")
+    box = re.search(r'<div class="admonition abstract">\s*<p class="admonition-title">You will be '
+                    r"able to</p>\s*<ul>(.*?)</ul>", html[start:], re.S)
+    assert box and box.start() < html[start:].index("Lesson 05 quoted")
+    assert 3 <= box.group(1).count("<li>") <= 5

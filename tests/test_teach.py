@@ -152,37 +152,7 @@ def test_changed_bandwidth_flows_into_the_derivations(slow_ctx):
     assert row and row.group(1) == fmt.num(ridge)
 
 
-# ---------------------------------------------------------------- predict, problems, glossary
-
-def test_predict_case_file_is_current(ctx):
-    import json
-    from pathlib import Path
-    from lesson_site.teach import predict_cases
-    path = Path(__file__).parent / "cases" / "predict_cases.json"
-    assert json.loads(path.read_text(encoding="utf-8")) == predict_cases(ctx), (
-        "regenerate tests/cases/predict_cases.json from lesson_site.teach.predict_cases()")
-
-
-def test_predict_answers_are_the_models(ctx):
-    from lesson_site.teach import predict_answers
-    data = predict_answers(ctx)
-    assert len(data["answers"]) == len(data["ops"]) * len(data["hardware"]) >= 9 * 4
-    for key, a in data["answers"].items():
-        op, hw = key.split("|")
-        p = ctx.point(op, hw, "bf16")
-        assert a["bound"] == p.bound and a["percent"] == pytest.approx(p.fraction_of_peak * 100)
-        assert fmt.percent(p.fraction_of_peak) in a["html"] and "</script" not in a["html"]
-
-
-def test_predict_block_is_progressive_and_self_contained(ctx):
-    out = expand("<!-- rl:predict -->", ctx, "t")
-    assert '<form class="rl-predict-form" hidden' in out  # nothing to use until the script runs
-    assert 'aria-live="polite"' in out and "rl-predict-nojs" in out
-    assert "<script type=\"module\">" in out and "enhanceAll(document);" in out
-    assert not re.search(r"\bsrc=|https?://|import\s*\(", out.split('class="rl-predict-data">')[0]
-                         + out.split("</script>", 1)[1])  # no request of any kind
-    assert out.count("</script>") == 2  # the JSON and the module; neither closes early
-
+# ---------------------------------------------------------------- problems, glossary
 
 def test_problems_have_collapsed_worked_answers(ctx):
     out = expand("<!-- rl:problems -->", ctx, "t")
@@ -190,15 +160,22 @@ def test_problems_have_collapsed_worked_answers(ctx):
     for pid in ("critical-tokens", "decode-rate", "gqa", "a100-batch"):
         assert f'id="problem-{pid}"' in out
     t = _text(out)
-    assert "smallest whole batch is **162**" in t  # A100: 153 by weights, 161.3 with activations
+    # A100: 153 by weights, 161.3 with activations
+    assert "smallest compute-bound batch is **162**" in t
 
 
 def test_glossary_defines_the_issue_terms_and_refuses_bad_lines(tmp_path):
     from roofline.errors import RooflineError
     from lesson_site.glossary import load_glossary
     terms = {t.term for t in load_glossary()}
-    assert {"MFU", "HFU", "SM", "warp", "occupancy", "arithmetic intensity", "ridge point",
-            "tensor core", "HBM"} <= terms
+    # Issue #27's list: every word the checks and the text lean on.
+    wanted = {"roofline", "ridge point", "arithmetic intensity", "memory-bound", "compute-bound",
+              "overhead-bound", "kernel", "launch", "fusion", "CUDA graph", "GEMM", "GEMV",
+              "prefill", "decode", "KV cache", "tensor core", "HBM", "SRAM", "L2", "MFU", "HFU",
+              "occupancy", "warp", "SM", "recomputation", "ZeRO"}
+    assert wanted <= terms
+    warp = next(t.definition for t in load_glossary() if t.term == "warp")
+    assert "Volta" in warp and "need not run in lockstep" in warp  # not "execute in lockstep"
     bad = tmp_path / "g.md"
     bad.write_text("*[MFU]: one\nnot a definition\n", encoding="utf-8")
     with pytest.raises(RooflineError, match="line 2"):
@@ -220,17 +197,12 @@ def test_only_a_terms_first_appearance_keeps_a_focusable_abbr():
     assert plain.count("<abbr") == 5 and "tabindex" not in plain
 
 
-def test_tokens_explorer_is_progressive_and_the_models(ctx):
-    import json
-    out = expand("<!-- rl:tokens_explorer -->", ctx, "t")
-    assert '<form class="rl-tokens-form" hidden>' in out and 'aria-live="polite"' in out
-    assert "enhanceAllTokens(document);" in out and out.count("</script>") == 2
-    assert not re.search(r"\bsrc=|https?://(?!www\.w3\.org)", out)
-    data = json.loads(re.search(r'class="rl-tokens-data">(.*?)</script>', out).group(1)
-                      .replace("<\\/", "</"))
-    h100 = default_catalog()["h100-sxm"]
-    assert data["hardware"][0] == {"id": "h100-sxm", "name": h100.name,
-                                   "peak": h100.peak_flops_per_s("bf16"),
-                                   "bw": h100.hbm_bandwidth_bytes_per_s}
-    assert [f["shape"] for f in data["families"]] == [[4096, 4096], [4096, 11008]]
-    assert 'data-tokens="32768"' in out and 'data-tokens="1"' in out
+def test_an_abbr_inside_a_link_is_not_the_first_appearance():
+    import markdown
+    src = ("See [the roofline](#x) first, then the roofline here.\n\n"
+           "*[roofline]: The best throughput an op can reach\n")
+    out = markdown.markdown(src, extensions=["abbr", "lesson_site.glossary"])
+    assert '<a href="#x">the roofline</a>' in out  # unwrapped inside the link
+    assert out.count("<abbr") == 1 and 'then the <abbr tabindex="0"' in out
+    plain = markdown.markdown(src, extensions=["abbr"])  # the seeded defect: an abbr in the link
+    assert '<a href="#x">the <abbr' in plain

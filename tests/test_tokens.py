@@ -1,6 +1,6 @@
-"""tests/cases/tokens_cases.json against roofline/tokens.py (node checks the same file against
-lesson_site/js/tokens.mjs), the tokens rule against `roofline ops --model`, and the launch floor's
-data file and its agreement with the budget's default."""
+"""tests/cases/tokens_cases.json against roofline/tokens.py, the tokens rule against
+`roofline ops --model`, and the launch floor's data file and its agreement with the budget's
+default."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from roofline.model.transformer import get_model
 from lesson_site.context import LESSON_HW, LESSON_PRECISION, Context
 from lesson_site.markers import marker
 from lesson_site.numbers import number
-from lesson_site.teachkit import TOKENS_MODEL, _b, _float_arg, _n, _steps
+from lesson_site.teachkit import TOKENS_HW, TOKENS_MODEL, _b, _float_arg, _n, _steps
 
 
 # ---------------------------------------------------------------- §3 worked derivations
@@ -154,16 +154,13 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
     worked = (rf"T^* = \frac{{{_tex_num(fmt.num(peak / 1e12))}\ \text{{TFLOP/s}} \times "
               rf"{_tex_num(fmt.num(b))}\ \text{{B}}}}{{2 \times {_tex_num(fmt.num(bw / 1e12))}"
               rf"\ \text{{TB/s}}}} \approx {_tex_num(fmt.num(t))}\ \text{{tokens}}")
-    cost_lo = matmul_cost(n - 1, d, f, b, b) if n else None
-    cost_hi = matmul_cost(n, d, f, b, b) if n else None
+    # Whole tokens, rounded up (a threshold rounds up): no "294.72 … 295.53" (issue #27).
     with_act = ("" if n is None else
                 f'<p class="rl-figure-note">Counting the activations as well (each step reads '
                 f"T × d inputs and writes T × f outputs besides the d × f weights), the "
                 f"{html.escape(cfg.name)} up_proj (d = {_n(d)}, f = {_n(f)}) needs "
-                f"T ≥ {fmt.num(t_act)}: at {n - 1:,} tokens its AI is "
-                f"{fmt.num(cost_lo[0] / cost_lo[1], 5)}, at {n:,} it is "
-                f"{fmt.num(cost_hi[0] / cost_hi[1], 5)}, against a ridge of "
-                f"{fmt.num(peak / bw, 5)} FLOP/byte.</p>\n")
+                f"{n:,} tokens rather than {math.ceil(t):,}: a little more, because the "
+                "activation bytes grow with T too.</p>\n")
     return (mathml(general, "AI is about 2 T over bytes per weight, which must reach peak over "
                    "bandwidth")
             + mathml(solved, "that is, T is at least peak times bytes per weight over twice "
@@ -171,25 +168,43 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
             + mathml(worked, f"on the {acc.name} in {precision}, T star is about {fmt.num(t)} "
                      "tokens")
             + f'\n<p class="rl-figure-note">On the {html.escape(acc.name)} in {precision}: '
-            f"≈ {fmt.num(t)} tokens per step, the scaling book's critical batch.</p>\n"
+            f"≈ {fmt.num(t)} tokens per step (at least {math.ceil(t - 1e-9):,} whole tokens), "
+            "the scaling book's critical batch.</p>\n"
             + with_act)
+
+
+def _whole(t: float) -> str:
+    """A token threshold as whole tokens, rounded up: the fewest that reach it."""
+    return "never" if math.isinf(t) else f"{math.ceil(t - 1e-9):,}"
+
+
+def _fp8_not_double(ctx: Context) -> list:
+    return [a for a in ctx.catalog if "fp8" in a.peaks and "bf16" in a.peaks
+            and abs(a.peak_flops_per_s("fp8") / a.peak_flops_per_s("bf16") - 2) > 0.02]
 
 
 @marker("tokens_table", block=True)
 def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
-    """Critical tokens per step for every chip in the catalog: bf16; activations counted;
-    fp8 weights and activations; 8-bit weights with bf16 compute."""
+    """Critical tokens per step, in whole tokens: bf16; activations counted; fp8 weights and
+    activations; 8-bit weights with bf16 compute. The chips the lesson names (TOKENS_HW, and
+    those whose fp8 peak is not twice the bf16 one) in the table, every other chip of the
+    catalog in a collapsed one below it."""
     cfg = get_model(model)
-    rows = []
-    for acc in ctx.catalog:
-        if "bf16" not in acc.peaks:
-            continue
-        t = _tokens(ctx, acc.id, "bf16", 2.0)
-        t_act, _ = _tokens_act(ctx, acc.id, "bf16", 2.0, 2.0, model)
-        fp8 = (fmt.num(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—")
-        w8 = _tokens(ctx, acc.id, "bf16", 1.0)
-        rows.append([html.escape(acc.name), f"<strong>{fmt.num(t)}</strong>",
-                     "never" if math.isinf(t_act) else fmt.num(t_act), fp8, fmt.num(w8)])
+    named = [ctx.hw(h) for h in TOKENS_HW] + [a for a in _fp8_not_double(ctx)
+                                             if a.id not in TOKENS_HW]
+    rest = [a for a in ctx.catalog if a not in named]
+
+    def rows_for(chips) -> list[list[str]]:
+        rows = []
+        for acc in chips:
+            if "bf16" not in acc.peaks:
+                continue
+            t = _tokens(ctx, acc.id, "bf16", 2.0)
+            t_act, _ = _tokens_act(ctx, acc.id, "bf16", 2.0, 2.0, model)
+            fp8 = _whole(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—"
+            rows.append([html.escape(acc.name), f"<strong>{_whole(t)}</strong>", _whole(t_act),
+                         fp8, _whole(_tokens(ctx, acc.id, "bf16", 1.0))])
+        return rows
     cols = [HtmlColumn("Chip", priority=1, wrap=True),
             HtmlColumn("Tokens, bf16", "right", 1),
             # Headers short enough for a phone's card labels; the caption says what each is.
@@ -197,24 +212,25 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
             HtmlColumn("fp8 throughout", "right", 2),
             HtmlColumn("8-bit weights", "right", 1)]
     label = "Critical tokens per step for each chip"
-    return (f"\n*{label}: the fewest tokens a weight matmul needs in one step to leave the "
-            "bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth). In bf16 (2 bytes "
-            "per weight) it equals the ridge in FLOP/byte. <strong>bf16 + activations</strong>: "
-            "the "
-            f"{html.escape(cfg.name)} up_proj with its input and output bytes counted too; "
+    return (f"\n*{label}: the fewest whole tokens a weight matmul needs in one step to leave "
+            "the bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth), rounded up. "
+            "<strong>bf16 + activations</strong>: the "
+            f"{html.escape(cfg.name)} up_proj, its input and output bytes counted too; "
             "<strong>fp8 throughout</strong>: fp8 weights and activations at the fp8 peak "
-            "(— = no fp8 peak in the catalog); <strong>8-bit weights</strong>: int8 or fp8 weights with "
-            "bf16 compute."
+            "(— = none); <strong>8-bit weights</strong>: int8 or fp8 weights, bf16 compute."
             "*\n{: .rl-caption }\n\n"
-            + html_table(cols, rows, label=label, css_class="rl-tokens"))
+            + html_table(cols, rows_for(named), label=label, css_class="rl-tokens")
+            + '\n<details class="note rl-sources" markdown="1">\n<summary>The other '
+            f"{len(rest):,} chips of the catalog</summary>\n\n"
+            + html_table(cols, rows_for(rest), label=f"{label}: the other chips",
+                         css_class="rl-tokens") + "\n</details>\n")
 
 
 @marker("fp8_not_double")
 def fp8_not_double(ctx: Context) -> str:
     """Chips in the catalog whose fp8 peak is not twice their bf16 one (there fp8 moves the
     critical tokens per step), as a list of names."""
-    names = [a.name for a in ctx.catalog if "fp8" in a.peaks and "bf16" in a.peaks
-             and abs(a.peak_flops_per_s("fp8") / a.peak_flops_per_s("bf16") - 2) > 0.02]
+    names = [a.name for a in _fp8_not_double(ctx)]
     return ", ".join(names) if names else "no chip in the catalog"
 
 
@@ -264,6 +280,6 @@ def roofline_figure(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSO
     cap = (f"The roofline of the {html.escape(acc.name)} in {precision}: the slope is "
            f"AI × {fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, the flat roof "
            f"{fmt.tflops(peak * 1e12)}, and they meet at the ridge, ≈ {fmt.num(ridge)} "
-           "FLOP/byte. Below it an op is memory-bound (orange), at or above it compute-bound "
+           "FLOP/byte. Below it an op is memory-bound (red), at or above it compute-bound "
            "(green).")
     return "\n" + svgchart.figure(wide, narrow, cap) + "\n"

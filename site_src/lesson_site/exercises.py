@@ -1,5 +1,5 @@
-"""The Checkpoint's exercises: figures the back-of-envelope problems need, predict-then-reveal
-(its answers and shared cases), the worked problems, and the glossary page."""
+"""The Checkpoint's exercises: figures the back-of-envelope problems need, the worked problems,
+and the glossary page (predict-then-reveal is predict.py)."""
 
 from __future__ import annotations
 
@@ -62,80 +62,6 @@ def model_fact(ctx: Context, *, model: str = "llama-2-7b", field: str = "kv_head
     return f"{values[field]:,}"
 
 
-# ---------------------------------------------------------------- predict, then reveal
-
-PREDICT_JS = JS_DIR / "predict.mjs"
-
-
-def predict_answers(ctx: Context, precision: str = LESSON_PRECISION) -> dict:
-    """What the Checkpoint's guess form reveals, per (op, chip): bound, % of peak, and the
-    derivation as HTML, all from the model at build time."""
-    ops = [(pid, ctx.zoo.presets[pid].label) for pid in ctx.zoo.presets]
-    hws = [(h, ctx.hw(h).name) for h in PREDICT_HW if h in {a.id for a in ctx.catalog}
-           and precision in ctx.hw(h).peaks]
-    answers = {}
-    for h, name in hws:
-        acc = ctx.hw(h)
-        peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
-        for p in ctx.points(h, precision):
-            ai = p.intensity_flops_per_byte
-            answers[f"{p.name}|{h}"] = {
-                "bound": p.bound, "percent": p.fraction_of_peak * 100,
-                "html": (f"<strong>{html.escape(ctx.zoo.presets[p.name].label)} on the "
-                         f"{html.escape(name)}, {precision}.</strong> AI = "
-                         f"{fmt.count(p.op.total_flops)} FLOPs ÷ {fmt.capacity(p.op.total_bytes)}"
-                         f" = {fmt.num(ai)} FLOP/byte against a ridge of "
-                         f"{fmt.num(p.ridge_flops_per_byte)}: <strong>{p.bound}-bound</strong>. "
-                         f"Attainable = min(peak, AI × BW) = min({fmt.tflops(peak)}, "
-                         f"{fmt.num(ai)} × {fmt.bandwidth(bw)}) = "
-                         f"{fmt.tflops(p.attainable_flops_per_s)}, "
-                         f"<strong>{fmt.percent(p.fraction_of_peak)}</strong> of peak; "
-                         f"time ≥ {fmt.seconds(p.time_s)}.")}
-    return {"precision": precision, "ops": ops, "hardware": hws, "answers": answers}
-
-
-@marker("predict", block=True)
-def predict(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
-    """The guess form: native controls, hidden until predict.mjs (inlined, no request) runs;
-    the answers as JSON computed here."""
-    data = predict_answers(ctx, precision)
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    script = bundle(PREDICT_JS).replace("</", "<\\/")
-    uid = "rl-predict"
-    opts = lambda pairs: "".join(  # noqa: E731
-        f'<option value="{html.escape(v)}">{html.escape(t)}</option>' for v, t in pairs)
-    return (
-        f'\n<div class="rl-predict" data-rl-predict>\n'
-        f'<script type="application/json" class="rl-predict-data">{payload}</script>\n'
-        '<p class="rl-predict-nojs"><em>With JavaScript on, a form here lets you commit a '
-        "guess for any op and chip before seeing the model's answer; the questions below "
-        "work without it.</em></p>\n"
-        f'<form class="rl-predict-form" hidden aria-describedby="{uid}-help">\n'
-        f'<p id="{uid}-help">A new op or chip hides the answer until you commit a new '
-        "guess.</p>\n"
-        '<fieldset class="rl-predict-pick"><legend>1 · The question</legend>\n'
-        f'<span class="rl-field"><label for="{uid}-op">Op</label> '
-        f'<select id="{uid}-op" name="op">{opts(data["ops"])}</select></span>\n'
-        f'<span class="rl-field"><label for="{uid}-hw">Chip ({precision})</label> '
-        f'<select id="{uid}-hw" name="hw">{opts(data["hardware"])}</select></span>\n'
-        "</fieldset>\n"
-        '<fieldset class="rl-predict-guess"><legend>2 · Your guess</legend>\n'
-        '<fieldset class="rl-predict-bound"><legend>Which roof limits it?</legend>\n'
-        f'<span class="rl-field"><input type="radio" id="{uid}-mem" name="bound" '
-        f'value="memory"> <label for="{uid}-mem">memory-bound</label></span>\n'
-        f'<span class="rl-field"><input type="radio" id="{uid}-cmp" name="bound" '
-        f'value="compute"> <label for="{uid}-cmp">compute-bound</label></span>\n</fieldset>\n'
-        f'<span class="rl-field"><label for="{uid}-pct">Best share of peak it can reach, in %'
-        f'</label> <input type="text" id="{uid}-pct" name="percent" inputmode="decimal" '
-        'autocomplete="off" size="6"></span>\n</fieldset>\n'
-        '<button type="submit" class="md-button md-button--primary">Commit and reveal</button>\n'
-        "</form>\n"
-        '<p class="rl-predict-result" role="status" aria-live="polite"></p>\n'
-        '<div class="rl-predict-answer" hidden></div>\n'
-        f'<script type="module">\n{script}\nenhanceAll(document);\n</script>\n'
-        "</div>\n")
-
-
 @marker("problems", block=True)
 def problems(ctx: Context) -> str:
     """Back-of-envelope problems (data/problems.toml), each worked answer collapsed."""
@@ -168,27 +94,6 @@ def glossary(ctx: Context) -> str:
         items.append(f'<dt id="term-{slug}">{html.escape(t.term)}</dt>'
                      f"<dd>{html.escape(t.definition)}</dd>")
     return '\n<dl class="rl-glossary">\n' + "\n".join(items) + "\n</dl>\n"
-
-
-def predict_cases(ctx: Context | None = None) -> dict:
-    """tests/cases/predict_cases.json: roofline.fmt's outputs for the numbers predict.mjs
-    formats, and some of the page's answers, for node to check the module against.
-
-        python -c "from lesson_site.teach import predict_cases, json; ..."  (see the test)
-    """
-    from lesson_site.context import load_context
-    ctx = ctx or load_context()
-    data = predict_answers(ctx)
-    xs = (0.0034, 0.01, 0.125, 0.3385838774850021, 0.5, 1, 1.25, 2.5, 7.4, 9.95, 10, 29.5,
-          33.333, 99.94, 99.95, 100, 123.456, 1375, 2740.3)
-    fmt_cases = ([{"fn": "num", "x": x, "digits": d, "expected": fmt.num(x, d)}
-                  for x in xs for d in (2, 3)]
-                 + [{"fn": "percent", "x": x / 100, "digits": 2,
-                     "expected": fmt.percent(x / 100)} for x in xs])
-    keys = sorted(data["answers"])[:: max(1, len(data["answers"]) // 12)]
-    return {"format": fmt_cases,
-            "answers": {k: {"bound": data["answers"][k]["bound"],
-                            "percent": data["answers"][k]["percent"]} for k in keys}}
 
 
 @marker("op_term")

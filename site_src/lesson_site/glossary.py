@@ -57,14 +57,23 @@ def load_glossary(path: Path | None = None) -> list[Term]:
 
 
 class FirstAbbrOnly(Treeprocessor):
-    """Unwrap every <abbr> after the first of its title; the first gets tabindex=0."""
+    """Unwrap every <abbr> after the first of its title; the first gets tabindex=0. An <abbr>
+    inside a link is unwrapped and does not count as the first: a focusable element inside a
+    link would be a tab stop inside a tab stop (axe: nested-interactive)."""
 
     def run(self, root: etree.Element) -> None:
         seen: set[str] = set()
         parents = {child: parent for parent in root.iter() for child in parent}
+
+        def in_link(el: etree.Element) -> bool:
+            while el in parents:
+                el = parents[el]
+                if el.tag == "a":
+                    return True
+            return False
         for el in list(root.iter("abbr")):
             title = el.get("title", "")
-            if title not in seen:
+            if title not in seen and not in_link(el):
                 seen.add(title)
                 el.set("tabindex", "0")
                 continue

@@ -186,12 +186,21 @@ def pyramid(ctx: Context, *, hw: str = LESSON_HW) -> str:
     unit = acc.compute_unit_name
     speed = (f"~{fmt.approx(sram.bandwidth_bytes_per_s / hbm.bandwidth_bytes_per_s)}x HBM BW"
              if sram.bandwidth_bytes_per_s else "faster than HBM")
+    # A thread's share of the register file: at most max registers × bytes each (issue #27:
+    # the client's "few KB/thread" is about 1 KiB at most, see the departure box).
+    from lesson_site.figures import thread_limits
+    lim = thread_limits(hw)
+    most = lim.max_registers_per_thread * lim.bytes_per_register
+    per_thread = f"{fmt.approx(most / 2 ** 10)} KiB"
     rows = [
-        ("registers", "few KB/thread", "fastest", "<- ALUs eat from here"),
+        ("registers", f"≤{per_thread}/thread", "fastest", "<- ALUs eat from here"),
         None,
         ("SRAM", f"~{fmt.memory(sram.per_unit_capacity_bytes)}/{unit}", speed,
          "<- staging tile, shared within a block"),
-        ("(L1/shared)", f"~{fmt.memory(l2.capacity_bytes)} L2", "", ""),
+        ("(L1/shared)", "", "", ""),
+        None,
+        # L2 is its own tier (issue #27): one cache for all SMs, not part of their SRAM.
+        ("L2", f"~{fmt.memory(l2.capacity_bytes)}", "", f"<- one cache shared by all {unit}s"),
         None,
         ("HBM", f"~{fmt.memory(hbm.capacity_bytes)}", f"~{fmt.bandwidth(hbm.bandwidth_bytes_per_s)}",
          "<- everything lives here; the slow tier"),

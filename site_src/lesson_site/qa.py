@@ -59,7 +59,9 @@ def checkpoint_answers(ctx: Context) -> str:
     test and the answers come on their own page at the end; on screen this block is hidden
     (lesson.css .rl-answers) and each answer sits in its collapsed box."""
     path, entries = load_entries("checkpoint", "question", ("question", "answer"))
-    items = [f"**Q{i}.** {_text(ctx, path, e, 'answer')}" for i, e in enumerate(entries, 1)]
+    from lesson_site.leaks import ranking_reveal
+    items = [f"**The leaks ranked (§5).**\n\n{ranking_reveal(ctx)}"]
+    items += [f"**Q{i}.** {_text(ctx, path, e, 'answer')}" for i, e in enumerate(entries, 1)]
     if (DATA_DIR / "problems.toml").exists():  # the worked back-of-envelope problems
         ppath, problems = load_entries("problems", "problem", ("title", "question", "answer"))
         items += [f"**P{i}. {_text(ctx, ppath, e, 'title')}.**\n\n"

@@ -4,7 +4,6 @@ regime."""
 
 from __future__ import annotations
 
-import dataclasses
 import html
 
 from roofline import fmt
@@ -94,12 +93,9 @@ def _run_note(bg) -> str:
     if bg.phase != "train":
         return ""
     m, dp = bg.memory, bg.assumptions.dp_degree
-    unsharded = dataclasses.replace(bg, sharding=Sharding()).memory
     return (f" The run is the one [Where the 50 % goes](../budget.md) states: ZeRO-1 over "
             f"{dp:,} data-parallel GPUs and full activation recomputation, so it fits, "
-            f"{_gib(m.total)} of {_gib(m.capacity)} per GPU (unsharded it would need "
-            f"{_gib(unsharded.total)}). Sharding changes memory, not these "
-            f"kernels' floors; the recomputed forward pass adds "
+            f"{_gib(m.total)} of {_gib(m.capacity)} per GPU; the recomputed forward pass adds "
             f"{fmt.seconds(bg.recompute_time_s)} and is left out of the shares.")
 
 

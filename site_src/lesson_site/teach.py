@@ -1,10 +1,11 @@
 """The markers that teach by deriving, registered together: the §3 worked examples, the
-tokens-per-step rule and first roofline picture (derive.py), the tokens explorer
-(explorer.py), "FLOPs are not time" and the launch floor (steptime.py), and the Checkpoint's
-problems, predict-then-reveal and glossary (exercises.py). Shared helpers: teachkit.py."""
+tokens-per-step rule and first roofline picture (derive.py), "FLOPs are not time", the launch
+floor (steptime.py), the ranked leaks (leaks.py), the departures' own figures (figures.py), and
+the Checkpoint's problems and glossary (exercises.py) and predict-then-reveal (predict.py).
+Shared helpers: teachkit.py."""
 
 from __future__ import annotations
 
-from lesson_site import derive, exercises, explorer, steptime
-from lesson_site.exercises import predict_answers, predict_cases
+from lesson_site import derive, exercises, figures, leaks, predict, steptime
+from lesson_site.predict import predict_cases, predict_data
 from lesson_site.steptime import _budget, flops_vs_time, step_share

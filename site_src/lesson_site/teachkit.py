@@ -1,6 +1,6 @@
 """What the teaching markers share: the steps they run, the classes they name, and small
-formatting helpers. The markers live in derive.py (§3), steptime.py (§4–5), exercises.py (the
-Checkpoint) and explorer.py (§3's tokens explorer); teach.py registers them all."""
+formatting helpers. The markers live in derive.py (§3), steptime.py (§4–5) and exercises.py
+(the Checkpoint); teach.py registers them all."""
 
 from __future__ import annotations
 
@@ -20,8 +20,11 @@ CLASS_LABELS = {"gemm": "GEMMs (projections, lm_head)", "attention": "attention 
                 "softmax": "softmax", "embedding": "embedding", "optimizer": "optimizer (AdamW)"}
 # The tokens rule's worked matmul: a 7B model's up_proj, d_model × ffn.
 TOKENS_MODEL = "llama-2-7b"
-# The inlined page scripts (predict.mjs, tokens.mjs) and the formatting both import; the chips
-# the predict form and the tokens explorer offer.
+# The chips the lesson's text names beside the H100 (the problems, the predict form): the
+# tokens table shows these and folds the rest of the catalog away.
+TOKENS_HW = ("h100-sxm", "a100-sxm-80gb", "h200", "b200")
+# The inlined page script (predict.mjs) and the formatting it imports; the chips the predict
+# form draws from.
 JS_DIR = Path(__file__).resolve().parent / "js"
 PREDICT_HW = ("h100-sxm", "a100-sxm-80gb", "h200", "b200", "l4")
 

@@ -1,61 +1,63 @@
 // Predict, then reveal: the Checkpoint's guess form. Progressive enhancement, no dependencies,
-// no outside request: the page holds a native <form> (hidden until this runs) and the answers
-// the model computed at build time as JSON. The reader picks an op and a chip, commits a guess
-// (memory- or compute-bound, and a % of peak), and only then sees the model's answer and how
-// far off the guess was, announced through a polite live region.
+// no outside request: the page holds a native <form> (hidden until this runs) and, as JSON,
+// every case's draws that the model computed at build time: the givens (shape, counting rule,
+// the chip's peak, bandwidth and launch floor), the answer and its derivation. The reader picks
+// an op, asks for new numbers if they like, commits a guess (what limits it, and the least
+// time it takes), and only then sees the model's answer and how far off the guess was,
+// announced through a polite live region.
 //
-// Pure named exports (parseGuess, score, describe) are checked by
-// `node --test tests/js/predict.test.mjs` against tests/cases/predict_cases.json, which pytest
+// Pure named exports (parseGuess, grade, describe, nextDraw) are checked by
+// `node --test tests/js/predict.test.mjs` against tests/cases/predict_cases.jsonl, which pytest
 // builds from the Python model. The page inlines this file as a module and calls enhanceAll.
 
-import { num, percent } from "../../roofline/render/js/format.mjs";
+import { num, percent, seconds } from "../../roofline/render/js/format.mjs";
 
-// ---------------------------------------------------------------- scoring (pure)
+// ---------------------------------------------------------------- grading (pure)
 
-// A guess below this share of peak is scored as this share: the ratio stays finite.
-export const PERCENT_FLOOR = 0.01;
+export const REGIMES = ["memory", "compute", "overhead"];
 
-// {bound, percent} from the form's raw values, or {error} naming what is missing.
-export function parseGuess(bound, percentText) {
-  if (bound !== "memory" && bound !== "compute") {
-    return { error: "Choose memory-bound or compute-bound first." };
+// {bound, time_s} from the form's raw values (the time in µs), or {error} naming what is
+// missing.
+export function parseGuess(bound, timeText) {
+  if (!REGIMES.includes(bound)) {
+    return { error: "Choose what limits it first: memory, compute or the launch." };
   }
-  const text = String(percentText ?? "").trim().replace(/%$/, "").replace(",", ".");
+  const text = String(timeText ?? "").trim().replace(/\s*µs$/, "").replace(",", ".");
   const value = Number(text);
-  if (text === "" || !Number.isFinite(value) || value < 0 || value > 100) {
-    return { error: "Enter a share of peak between 0 and 100 %." };
+  if (text === "" || !Number.isFinite(value) || value <= 0) {
+    return { error: "Enter the least time it takes, in µs, as a number above 0." };
   }
-  return { bound, percent: value };
+  return { bound, time_s: value / 1e6 };
 }
 
-// How far off a guess was: bound right or wrong; the guess and the answer in % of peak; the
-// ratio between them (>= 1) and whether the guess was too high or too low; a rating.
-export function score(guess, answer) {
-  const g = Math.max(guess.percent, PERCENT_FLOOR);
-  const a = Math.max(answer.percent, PERCENT_FLOOR);
-  const factor = Math.max(g, a) / Math.min(g, a);
-  const direction = factor < 1.0000001 ? "exact" : g > a ? "high" : "low";
-  const rating = factor <= 2 ? "close" : factor <= 10 ? "order" : "far";
-  return { boundRight: guess.bound === answer.bound, guess: guess.percent,
-           answer: answer.percent, points: guess.percent - answer.percent, factor, direction,
-           rating };
+// How far off a guess was: the limit right or wrong; the time's ratio to the answer (>= 1),
+// too long or too short; and whether it is within the tolerance (a relative distance: 0.25
+// accepts a time up to 1.25× either way).
+export function grade(guess, answer, tolerance) {
+  const factor = Math.max(guess.time_s, answer.time_s) / Math.min(guess.time_s, answer.time_s);
+  const direction = factor < 1.0000001 ? "exact" : guess.time_s > answer.time_s ? "long" : "short";
+  return { boundRight: guess.bound === answer.regime, factor, direction,
+           within: factor <= 1 + tolerance + 1e-12, guess: guess.time_s, tolerance };
 }
 
-// The sentence a reader hears: verdict first, then the distance.
-export function describe(s, answerBound) {
-  const other = answerBound === "memory" ? "compute" : "memory";
-  const bound = s.boundRight
-    ? `Right: it is ${answerBound}-bound.`
-    : `Not quite: it is ${answerBound}-bound, not ${other}-bound.`;
-  const yours = `You guessed ${num(s.guess)}% of peak; the model says ${percent(s.answer / 100)}`;
+const LIMIT = { memory: "memory-bound", compute: "compute-bound", overhead: "overhead-bound" };
+
+// The sentence a reader hears: the limit first, then the time.
+export function describe(g, answer) {
+  const bound = g.boundRight
+    ? `Right: it is ${LIMIT[answer.regime]}.`
+    : `Not quite: it is ${LIMIT[answer.regime]}.`;
+  const time = `You said ${seconds(g.guess)}; the model says at least ${seconds(answer.time_s)}` +
+    ` (${percent(answer.percent / 100)} of peak)`;
   let off;
-  if (s.direction === "exact") off = " — spot on.";
-  else if (s.rating === "close") {
-    off = ` — within a factor of 2 (${num(s.factor, 2)}× too ${s.direction}).`;
-  }
-  else off = ` — ${num(s.factor, 2)}× too ${s.direction}.`;
-  return `${bound} ${yours}${off}`;
+  if (g.direction === "exact") off = " — spot on.";
+  else if (g.within) off = ` — within ${percent(g.tolerance)}, right.`;
+  else off = ` — ${num(g.factor, 2)}× too ${g.direction}.`;
+  return `${bound} ${time}${off}`;
 }
+
+// The next draw of a case: the build drew `count` of them; after the last comes the first.
+export function nextDraw(index, count) { return (index + 1) % count; }
 
 // ---------------------------------------------------------------- the page (progressive)
 
@@ -63,37 +65,58 @@ export function enhance(root) {
   const dataEl = root.querySelector("script.rl-predict-data");
   const form = root.querySelector("form");
   const result = root.querySelector(".rl-predict-result");
-  if (!dataEl || !form || !result || root.dataset.rlReady) return false;
+  const givens = root.querySelector(".rl-predict-givens");
+  if (!dataEl || !form || !result || !givens || root.dataset.rlReady) return false;
   const data = JSON.parse(dataEl.textContent);
   root.dataset.rlReady = "1";
   form.hidden = false;
   const note = root.querySelector(".rl-predict-nojs");
   if (note) note.hidden = true;
   const answerBox = root.querySelector(".rl-predict-answer");
+  const counter = root.querySelector(".rl-predict-draw-n");
+  const state = { c: 0, d: 0 };
+  const current = () => data.cases[state.c].draws[state.d];
   const clear = () => {
     result.textContent = "";
+    delete result.dataset.rating;
     if (answerBox) { answerBox.hidden = true; answerBox.innerHTML = ""; }
   };
+  const show = () => {
+    givens.innerHTML = current().givens;  // built at build time from the model, escaped there
+    if (counter) counter.textContent = `draw ${state.d + 1} of ${data.cases[state.c].draws.length}`;
+    clear();
+  };
   form.addEventListener("change", (ev) => {
-    // A new op or chip is a new question: hide the old answer until the next guess.
-    if (ev.target && (ev.target.name === "op" || ev.target.name === "hw")) clear();
+    // A new op is a new question: its first draw, the old answer hidden until the next guess.
+    if (ev.target && ev.target.name === "case") {
+      state.c = Math.max(0, data.cases.findIndex((c) => c.id === ev.target.value));
+      state.d = 0;
+      show();
+    }
   });
+  const draw = root.querySelector(".rl-predict-draw");
+  if (draw) {
+    draw.addEventListener("click", () => {
+      state.d = nextDraw(state.d, data.cases[state.c].draws.length);
+      show();
+    });
+  }
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const fd = new FormData(form);
-    const guess = parseGuess(fd.get("bound"), fd.get("percent"));
+    const guess = parseGuess(fd.get("bound"), fd.get("time"));
     if (guess.error) {
       result.textContent = guess.error;
+      result.dataset.rating = "wrong";
       if (answerBox) answerBox.hidden = true;
       return;
     }
-    const answer = data.answers[`${fd.get("op")}|${fd.get("hw")}`];
-    if (!answer) { result.textContent = "No answer for that pair."; return; }
-    const s = score(guess, answer);
-    result.textContent = describe(s, answer.bound);
-    result.dataset.rating = s.boundRight ? s.rating : "wrong";
+    const d = current();
+    const g = grade(guess, d.answer, data.tolerance);
+    result.textContent = describe(g, d.answer);
+    result.dataset.rating = g.boundRight && g.within ? "close" : "wrong";
     if (answerBox) {
-      answerBox.innerHTML = answer.html;  // built at build time from the model, escaped there
+      answerBox.innerHTML = d.reveal;  // built at build time from the model, escaped there
       answerBox.hidden = false;
     }
   });

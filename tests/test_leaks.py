@@ -1,0 +1,101 @@
+"""The lesson's words about where MFU leaks (lesson_site/leaks.py): every figure is a marker, and
+the claims the prose types about the ranking ("the two largest", "most of the rest", "under a
+point each", "inside the 40–55 % band") hold for the budget model's step. Each claim is checked
+against a step seeded to break it, so the check can fail; when the step model changes (issue
+#26) and a claim stops holding, this test names the claim and where the lesson makes it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from roofline import fmt
+from lesson_site import teach  # noqa: F401  (registers the markers)
+from lesson_site.budget_text import _budget
+from lesson_site.context import load_context
+from lesson_site.leaks import PROSE_CLAIMS, broken_claims, ranked, step
+from lesson_site.markers import expand
+from roofline.model.budget import TYPICAL
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return load_context()
+
+
+def _seeded(ctx, **kw):
+    args = {"fuse": "flash", "efficiency": "default", "zero": 0, "recompute": "stated"}
+    args.update(kw)
+    return _budget(ctx, TYPICAL["model"], TYPICAL["phase"], TYPICAL["batch"], args["fuse"],
+                   args["efficiency"], args["zero"], args["recompute"])
+
+
+def test_the_prose_claims_hold_for_the_budget_pages_step(ctx):
+    broken = broken_claims(step(ctx))
+    assert not broken, "the lesson's prose no longer holds: " + "; ".join(
+        PROSE_CLAIMS[k] for k in broken)
+
+
+@pytest.mark.parametrize("seed, expected", [
+    # Perfect kernels: kernel efficiency is no leak, so it is not among the two largest.
+    ({"efficiency": "1"}, {"top-two", "in-band"}),
+    # Nothing recomputed (ZeRO-1 alone): recomputation is no leak.
+    ({"recompute": "none", "zero": 1}, {"top-two"}),
+    # Kernels at a third of their bound: the MFU falls out of the band.
+    ({"efficiency": "0.33"}, {"in-band"}),
+])
+def test_each_claim_fails_on_a_step_seeded_to_break_it(ctx, seed, expected):
+    assert expected <= set(broken_claims(_seeded(ctx, **seed)))
+
+
+def test_memory_minor_fails_when_memory_bound_ops_dominate(ctx):
+    """Seeded: unfused, with perfect kernels and nothing recomputed, the memory-bound ops and
+    attention's softmax are most of what the step loses."""
+    broken = set(broken_claims(_seeded(ctx, fuse="none", efficiency="1", recompute="none",
+                                       zero=1)))
+    assert {"memory-minor", "top-two-most-of-rest"} <= broken
+
+
+def test_small_leaks_fail_when_launches_are_slow(ctx):
+    """Seeded: a 100 µs launch makes launches cost more than a point."""
+    import dataclasses
+    from roofline.model.budget import Assumptions
+    bg = step(ctx)
+    slow = dataclasses.replace(bg, assumptions=Assumptions(launch_overhead_s=100e-6))
+    assert "small-under-a-point" in broken_claims(slow)
+
+
+def test_ranking_block_lists_every_cause_then_reveals_them_in_order(ctx):
+    out = expand("<!-- rl:leak_ranking -->", ctx, "t")
+    listed, answer = out.split('<details class="success rl-leaks-answer"')
+    bg = step(ctx)
+    labels = [t.label for t in bg.waterfall()]
+    # Before the reveal: every cause, alphabetically, and no figure that gives the order away.
+    items = re.findall(r"^- (.+)$", listed, re.M)
+    assert items == sorted(labels, key=str.lower)
+    assert not re.search(r"\d", "".join(items))
+    # The reveal: largest first, with the points each costs and the MFU left.
+    cells = re.findall(r'data-label="Leak">([^<]+)<', answer)
+    assert cells == [t.label for t in ranked(bg)]
+    assert fmt.percent(bg.mfu_estimate) in answer
+    assert "<summary>The model's ranking</summary>" in answer
+    assert answer.startswith(' markdown="1">')  # collapsed: no `open` attribute
+
+
+def test_leak_markers_print_the_waterfall(ctx):
+    bg = step(ctx)
+    terms = {t.key: t for t in bg.waterfall()}
+    out = expand("<!-- rl:leak --> <!-- rl:leak key=recompute --> "
+                 "<!-- rl:leak key=recompute field=rank -->", ctx, "t").split()
+    assert out == [fmt.percent(bg.mfu_estimate), fmt.num(terms["recompute"].loss * 100, 2),
+                   "1"]
+    top = expand("<!-- rl:leaks_top -->", ctx, "t")
+    assert top.startswith(ranked(bg)[0].label) and " and " in top
+
+
+def test_the_lesson_matches_the_budget_page(ctx):
+    """The lesson's step is the one the budget page opens on: its MFU marker agrees."""
+    assert expand("<!-- rl:leak -->", ctx, "t") == fmt.percent(
+        _budget(ctx, TYPICAL["model"], "train", TYPICAL["batch"], "flash", "default", 0,
+                "stated").mfu_estimate)
