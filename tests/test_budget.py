@@ -229,7 +229,7 @@ def test_cli_bad_input_is_one_line_exit_2(capsys, args, field):
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from roofline.model.budget import waterfall_terms
+from roofline.model.waterfall import waterfall_terms
 from roofline.model.memory import Sharding, step_memory
 
 _KEYS = ("memory", "attention", "gemm", "efficiency", "launch", "communication", "recompute")

@@ -1,4 +1,4 @@
-// Tokens per step and the launch floor against the shared case file (pytest checks the same
+// Tokens per step against the shared case file (pytest checks the same
 // file against roofline/tokens.py): the file a page would run is the file imported here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,12 +18,9 @@ function close(actual, expected, what) {
 }
 
 test("the case file covers every section", () => {
-  for (const key of ["tokens", "intensity", "overhead", "launch_share"]) {
+  for (const key of ["tokens", "intensity", "projections"]) {
     assert.ok(CASES[key].length >= 4, `${key}: ${CASES[key].length} cases`);
   }
-  assert.ok(CASES.overhead.some((c) => c.regime === "overhead"));
-  assert.ok(CASES.overhead.some((c) => c.regime === "memory"));
-  assert.ok(CASES.overhead.some((c) => c.regime === "compute"));
 });
 
 test("critical tokens per step, with and without activation bytes", () => {
@@ -47,20 +44,6 @@ test("matmul cost and intensity", () => {
     close(bytes, c.cost[1], `${what} bytes`);
     close(tk.matmulIntensity(c.tokens, c.d, c.f, c.bytes_per_weight, c.bytes_per_activation),
           c.ai, `${what} ai`);
-  }
-});
-
-test("the launch floor: time and regime", () => {
-  for (const c of CASES.overhead) {
-    const what = `${c.hardware}/${c.precision}/${c.op}@${c.launch}`;
-    close(tk.kernelTime(c.flops, c.bytes, c.peak, c.bw, c.launch), c.time, `${what} time`);
-    assert.equal(tk.regime(c.flops, c.bytes, c.peak, c.bw, c.launch), c.regime, `${what} regime`);
-  }
-});
-
-test("launch share of a step", () => {
-  for (const c of CASES.launch_share) {
-    close(tk.launchShare(c.launches, c.launch, c.step), c.share, `${c.launches} launches`);
   }
 });
 

@@ -1,4 +1,4 @@
-// Tokens per step and the launch floor: the named exports mirror roofline/tokens.py and are
+// Tokens per step: the named exports mirror roofline/model/tokens.py and are
 // checked by `node --test tests/js/` against tests/cases/tokens_cases.json, which pytest checks
 // against the Python model. Pure functions, SI units; formatting comes from format.mjs.
 
@@ -36,20 +36,6 @@ export function minComputeBoundTokens(peak, bw, d, f, bytesPerWeight, bytesPerAc
   while (n > 1 && matmulIntensity(n - 1, d, f, bytesPerWeight, bytesPerActivation) >= r) n -= 1;
   while (matmulIntensity(n, d, f, bytesPerWeight, bytesPerActivation) < r) n += 1;
   return n;
-}
-
-// time ≥ max(FLOPs / peak, bytes / BW, launch)
-export function kernelTime(flops, bytes, peak, bw, launch) {
-  return Math.max(flops / peak, bytes / bw, launch);
-}
-
-export function regime(flops, bytes, peak, bw, launch) {
-  if (launch > Math.max(flops / peak, bytes / bw)) return "overhead";
-  return flops / bytes < peak / bw ? "memory" : "compute";
-}
-
-export function launchShare(launches, launch, stepTime) {
-  return (launches * launch) / stepTime;
 }
 
 // Each weight shape [d, f] at `tokens` per step: AI, attainable, fraction, bound, min tokens.
