@@ -126,8 +126,8 @@ def budget_memory(ctx: Context, *, field: str = "total", fuse: str = "none",
               "overflow": m.overflow, "headroom": max(0.0, m.capacity - m.total)}
     if field == "capacity":
         built = bg.hardware.hbm.capacity_bytes
-        return (fmt.capacity(m.capacity) if m.capacity == built else
-                f"{fmt.capacity(m.capacity)} visible of its {fmt.memory(built)}")
+        return (fmt.memory_and_bytes(built) if m.capacity == built else
+                f"{fmt.capacity(m.capacity)} programs can use (of {fmt.memory(built)})")
     if field not in values:
         raise RooflineError(f"unknown field {field!r}", field="field",
                             valid=[*values, "capacity"])
@@ -137,12 +137,12 @@ def budget_memory(ctx: Context, *, field: str = "total", fuse: str = "none",
 @marker("launch_range", block=True)
 def launch_range(ctx: Context) -> str:
     """How the answers move across the launch overhead's range (roofline.model.launch): the
-    batch-1 decode step's and the running example's launch share and MFU estimate at each end
-    of the source's range and at the default."""
+    launch share of the lesson's unfused batch-1 decode step and of the running example, and
+    the running example's MFU estimate, at each end of the source's range and at the default."""
     overhead = launch_model.load_launch()
     rows = []
     for label, seconds in overhead.launch_range():
-        decode = _budget(ctx, EXAMPLE.model, "decode", 1, "example", "default", -1, "stated",
+        decode = _budget(ctx, EXAMPLE.model, "decode", 1, "none", "default", -1, "stated",
                          launch_s=seconds)
         train = _budget(ctx, EXAMPLE.model, EXAMPLE.phase, EXAMPLE.batch, "example",
                         "default", -1, "stated", launch_s=seconds)
@@ -153,12 +153,13 @@ def launch_range(ctx: Context) -> str:
                          train.step_launches, seconds, train.step_time_s)),
                      _pct(train.mfu_estimate)])
     cols = [HtmlColumn("Launches", priority=1, wrap=True), HtmlColumn("Gap", "right", 1),
-            HtmlColumn("Decode, batch 1", "right", 1), HtmlColumn("Training step", "right", 1),
+            HtmlColumn("Decode, batch 1, unfused", "right", 1),
+            HtmlColumn("Training step", "right", 1),
             HtmlColumn("MFU after overheads", "right", 2)]
     label = "The launch overhead across its source's range"
     return ("\n*" + label + ": the gap each launched kernel adds, the launch gaps' share of the "
-            "batch-1 decode step's and the running example's roofline time, and the running "
-            "example's MFU estimate.*\n{: .rl-caption }\n\n"
+            "unfused batch-1 decode step's (the lesson's) and the running example's roofline "
+            "time, and the running example's MFU estimate.*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label=label))
 
 

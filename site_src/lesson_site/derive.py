@@ -175,9 +175,16 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
             + with_act)
 
 
+def _whole(t: float) -> str:
+    """A tokens threshold as a count: rounded up (a step of fewer tokens falls short), the
+    float noise of an exact quotient ignored."""
+    return f"{math.ceil(round(t, 9)):,}"
+
+
 @marker("tokens_table", block=True)
 def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
-    """Critical tokens per step for every chip in the catalog: bf16; activations counted;
+    """Critical tokens per step for every chip in the catalog, each a whole number of tokens
+    rounded up (a threshold): bf16; activations counted (the smallest compute-bound batch);
     fp8 weights and activations; 8-bit weights with bf16 compute."""
     cfg = get_model(model)
     rows = []
@@ -185,11 +192,11 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
         if "bf16" not in acc.peaks:
             continue
         t = _tokens(ctx, acc.id, "bf16", 2.0)
-        t_act, _ = _tokens_act(ctx, acc.id, "bf16", 2.0, 2.0, model)
-        fp8 = (fmt.num(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—")
+        _, n_act = _tokens_act(ctx, acc.id, "bf16", 2.0, 2.0, model)
+        fp8 = (_whole(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—")
         w8 = _tokens(ctx, acc.id, "bf16", 1.0)
-        rows.append([html.escape(acc.name), f"<strong>{fmt.num(t)}</strong>",
-                     "never" if math.isinf(t_act) else fmt.num(t_act), fp8, fmt.num(w8)])
+        rows.append([html.escape(acc.name), f"<strong>{_whole(t)}</strong>",
+                     "never" if n_act is None else f"{n_act:,}", fp8, _whole(w8)])
     cols = [HtmlColumn("Chip", priority=1, wrap=True),
             HtmlColumn("Tokens, bf16", "right", 1),
             # Headers short enough for a phone's card labels; the caption says what each is.
@@ -198,9 +205,9 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
             HtmlColumn("8-bit weights", "right", 1)]
     label = "Critical tokens per step for each chip"
     return (f"\n*{label}: the fewest tokens a weight matmul needs in one step to leave the "
-            "bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth). In bf16 (2 bytes "
-            "per weight) it equals the ridge in FLOP/byte. <strong>bf16 + activations</strong>: "
-            "the "
+            "bandwidth slope, peak × bytes per weight ÷ (2 × HBM bandwidth), rounded up to a "
+            "whole token. In bf16 (2 bytes per weight) it is the ridge in FLOP/byte, rounded "
+            "up. <strong>bf16 + activations</strong>: the "
             f"{html.escape(cfg.name)} up_proj with its input and output bytes counted too; "
             "<strong>fp8 throughout</strong>: fp8 weights and activations at the fp8 peak "
             "(— = no fp8 peak in the catalog); <strong>8-bit weights</strong>: int8 or fp8 weights with "

@@ -9,6 +9,7 @@ import html
 from roofline import fmt
 from roofline.model import launch as launch_model
 from roofline.model.budget import MEMORY_CLASSES, example_budget
+from roofline.model.example import EXAMPLE
 from roofline.errors import RooflineError
 from roofline.model.memory import Sharding
 from roofline.model.ops import ATTENTION, SOFTMAX
@@ -180,13 +181,15 @@ def launch(ctx: Context, *, field: str = "us", step: str = "decode", at: str = "
            hw: str = LESSON_HW, precision: str = LESSON_PRECISION) -> str:
     """The launch overhead (data/overhead.toml; `at` = default, overlapped, synchronised or
     graph: the figure or an end of its source's range) and what it adds to a step of the
-    budget model: us (the figure), kernels (launched, recomputed ones included), added (time),
+    budget model (training: the running example; decode: unfused): us (the figure), kernels (launched, recomputed ones included), added (time),
     step (roofline time), share (added ÷ step), rate_roofline and rate_launch (steps per
     second without and with the launch gaps)."""
     seconds = _launch_s(at)
     if field == "us":
         return fmt.num(seconds * 1e6)
-    bg = _budget(ctx, step, hw, precision, launch_s=seconds)
+    # Training as the running example runs it; decode unfused, as eager inference launches it.
+    fusions = EXAMPLE.fusions if step == "train" else ()
+    bg = _budget(ctx, step, hw, precision, frozenset(fusions), launch_s=seconds)
     added = bg.overhead_times_s["launch"]
     values = {"kernels": f"{bg.step_launches:,}", "added": fmt.seconds(added),
               "step": fmt.seconds(bg.step_time_s),

@@ -71,7 +71,8 @@ WIDGETS: dict[str, WidgetKind] = {
                                        "roofline.widgets.measurement.settings:MeasurementTableSettings"),
     "roofline-budget": WidgetKind("roofline.widgets.budget.layout:budget_block",
                                   "roofline.widgets.budget.settings:BudgetSettings"),
-    "roofline-budget-table": WidgetKind("roofline.widgets.budget.layout:budget_table_block"),
+    "roofline-budget-table": WidgetKind("roofline.widgets.budget.layout:budget_table_block",
+                                        "roofline.widgets.budget.settings:BudgetTableSettings"),
 }
 ROOFLINE_OPTIONS = {o.name: o.types for o in RooflineSettings.OPTIONS}
 

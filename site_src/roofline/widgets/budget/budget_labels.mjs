@@ -37,7 +37,7 @@ export function pointLabels(points) {
 }
 
 // The shown labels as the LabelSet's columns.
-export function labelColumns(placed) {
+export function nameColumns(placed) {
   const cols = { x: [], y: [], text: [], dx: [], dy: [], align: [], baseline: [] };
   for (const l of placed) {
     if (!l.shown) continue;
@@ -56,7 +56,7 @@ export default function (args) {
   const fig = args.fig;
   const d = args.points.data;
   if (!d.x || !d.x.length) {
-    args.labels.data = labelColumns([]);
+    args.labels.data = nameColumns([]);
     if (args.leaders) args.leaders.data = { x0: [], y0: [], x1: [], y1: [] };
     return;
   }
@@ -66,7 +66,7 @@ export default function (args) {
   const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
   const placed = layoutPoints(points, xr, yr, w, h, (l) => textWidth(l.text, l.size, l.style),
                               args.roof ? [[args.roof.x, args.roof.y]] : []);
-  args.labels.data = labelColumns(placed);
+  args.labels.data = nameColumns(placed);
   // a name moved away from its point is tied to it (q/k/v/o_proj's names stack in rows)
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }
