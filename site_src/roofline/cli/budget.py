@@ -164,8 +164,9 @@ def class_table(bg: Budget) -> Table:
             Column("flops", "FLOPs", fmt.count, "right"),
             Column("bytes", "Bytes", fmt.capacity, "right"),
             Column("launches", "Kernels", lambda x: f"{x:,}", "right"))
-    return Table(cols, rows, caption="Where one pass's time goes, by kernel class (all layers, "
-                                     "forward to optimizer; recomputation not included):")
+    return Table(cols, rows, caption="Where one step's time goes, by kernel class (all layers, "
+                                     "forward to optimizer, once; without the recomputed "
+                                     "forward):")
 
 
 def waterfall_table(bg: Budget) -> Table:
