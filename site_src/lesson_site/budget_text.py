@@ -116,9 +116,9 @@ def budget_memory(ctx: Context, *, field: str = "total", fuse: str = "none",
                   model: str = EXAMPLE.model, phase: str = EXAMPLE.phase,
                   batch: int = EXAMPLE.batch, zero: int = 0,
                   recompute: str = "none") -> str:
-    """Bytes per GPU of one step (roofline.model.memory), in GB: total, state (weights, gradients and
-    optimizer), activations, kv_cache, weights, overflow, headroom (capacity - total), or
-    capacity (what programs can use of the chip's HBM, and how it is built)."""
+    """Bytes per GPU of one step (roofline.model.memory), in GB: total, state (weights,
+    gradients and optimizer), activations, kv_cache, weights, overflow, headroom (capacity -
+    total), or capacity (what programs can use of the chip's HBM, and how it is built)."""
     bg = _budget(ctx, model, phase, batch, fuse, "default", zero, recompute)
     m = bg.memory
     values = {"total": m.total, "state": m.weights + m.gradients + m.optimizer,

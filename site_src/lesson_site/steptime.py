@@ -181,9 +181,10 @@ def launch(ctx: Context, *, field: str = "us", step: str = "decode", at: str = "
            hw: str = LESSON_HW, precision: str = LESSON_PRECISION) -> str:
     """The launch overhead (data/overhead.toml; `at` = default, overlapped, synchronised or
     graph: the figure or an end of its source's range) and what it adds to a step of the
-    budget model (training: the running example; decode: unfused): us (the figure), kernels (launched, recomputed ones included), added (time),
-    step (roofline time), share (added ÷ step), rate_roofline and rate_launch (steps per
-    second without and with the launch gaps)."""
+    budget model (training: the running example; decode: unfused): us (the figure), kernels
+    (launched, recomputed ones included), added (time), step (roofline time), share (added ÷
+    step), rate_roofline and rate_launch (steps per second without and with the launch
+    gaps)."""
     seconds = _launch_s(at)
     if field == "us":
         return fmt.num(seconds * 1e6)

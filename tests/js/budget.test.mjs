@@ -82,7 +82,8 @@ test("the drops shown add up to 100 % minus the MFU shown", () => {
 
 test("any order of the causes gives each the same loss (order-independent attribution)", () => {
   const times = [["a", 0.3], ["b", 2.5], ["c", 0], ["d", 1e-3], ["e", 7]];
-  const base = Object.fromEntries(bv.lossLevels(1.2, times).map((t) => [t.key, t.before - t.after]));
+  const base = Object.fromEntries(bv.lossLevels(1.2, times)
+    .map((t) => [t.key, t.before - t.after]));
   let seed = 7;
   for (let n = 0; n < 200; n++) {
     const shuffled = times.slice();
@@ -95,7 +96,7 @@ test("any order of the causes gives each the same loss (order-independent attrib
   }
 });
 
-test("a waterfall label sits left of its drop, right where the left has no room, else inside", () => {
+test("a waterfall label: left of its drop, right where the left has no room, else inside", () => {
   const room = P.label_room;
   assert.deepEqual(bv.labelSpot(false, 0, 47, P), [47, "left", 4]);
   assert.deepEqual(bv.labelSpot(true, room, 60, P), [room, "right", -4]);
