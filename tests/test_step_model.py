@@ -191,3 +191,44 @@ def test_thresholds_round_up():
     h100 = table[table.index(H100.name):]
     ceil = math.ceil(H100.ridge_flops_per_byte("bf16"))
     assert f"<strong>{ceil}</strong>" in h100[:400]
+
+
+def _marker(text: str) -> str:
+    import lesson_site.budget_text  # noqa: F401  (registers the markers)
+    import lesson_site.teach  # noqa: F401
+    from lesson_site.context import load_context
+    from lesson_site.markers import expand
+    return expand(text, load_context(), "t")
+
+
+def test_points_add_up_as_printed():
+    """The budget page: "gives A of peak at efficiency 1 and B at 0.7: that one assumption
+    costs C points" with C = A - B as printed (it used to print the proportional waterfall's
+    loss, 22.6, after 65 % -> 46 %, which is 19.3 points)."""
+    a, b, c = _marker("<!-- rl:budget_mfu efficiency=1 --> <!-- rl:budget_mfu --> "
+                      "<!-- rl:budget_mfu field=efficiency_cost -->").split()
+    assert round(float(a[:-1]) - float(b[:-1]), 6) == float(c)
+    loss = {t.key: t.loss for t in example_budget().waterfall()}["efficiency"]
+    assert abs(loss * 100 - float(c)) > 5  # the proportional loss is another number
+
+
+def test_decode_lever_lifts_only_the_weight_matmuls():
+    """With a 4,096-token cache, batch 1 -> 32 raises the decode step's MFU bound from 0.34 %
+    to 2 %, and attention (each sequence reads its own cache) becomes 84 % of the step's
+    roofline time: tokens per step help the weight matmuls only."""
+    got = _marker("<!-- rl:step_share step=decode what=mfu --> "
+                  "<!-- rl:step_share step=decode batch=32 what=mfu --> "
+                  "<!-- rl:step_share step=decode what=attention_time --> "
+                  "<!-- rl:step_share step=decode batch=32 what=attention_time -->").split()
+    assert got == ["0.338%", "2%", "14%", "84%"]
+
+
+def test_unfused_attention_matmuls_are_memory_bound_too():
+    """Unfused QKᵀ of the running example: 2·s·d_head FLOPs per score against ≈ 2 bytes of
+    score written plus Q and K read: AI ≈ 120 < the H100's ridge of 295 FLOP/byte. Every
+    memory-bound kernel, matmuls included, takes 45 % of the unfused pass, not the 23 % the
+    non-matmul row says."""
+    got = _marker("<!-- rl:step_share what=qk_ai --> <!-- rl:step_share what=memory_bound_time -->"
+                  " <!-- rl:step_share -->").split()
+    assert got == ["120", "45%", "23%"]
+    assert 120 < H100.ridge_flops_per_byte("bf16")
