@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline import RooflineError, default_catalog
-from roofline.model.budget import FUSIONS, TYPICAL, Assumptions, budget
+from roofline.model.budget import FUSIONS, Assumptions, budget, example_budget
+from roofline.model.example import EXAMPLE
 from roofline.cli import main
 from roofline.model.transformer import default_models, get_model
 
@@ -41,28 +42,33 @@ def test_one_training_layer_by_hand():
         return max(flops / PEAK, bytes_ / BW)
 
     norm = tm(4 * t * d, (2 * t * d + d) * b)                 # read x and gamma, write y
+    norm_b = tm(4 * t * d, (3 * t * d + 2 * d) * b)           # read x, dy, gamma; write dx, dgamma
     proj = tm(2 * t * d * d, (t * d + d * d + t * d) * b)      # q, k, v, o: [t,d]·[d,d]
     qk = tm(2 * S * hd, (t * d + t * d + S) * b)               # read Q and K, write scores
     soft = tm(5 * S, 2 * S * b)                                # read scores, write probs
+    soft_b = tm(5 * S, 3 * S * b)                              # read probs and dprobs, write ds
     sv = tm(2 * S * hd, (S + t * d + t * d) * b)               # read probs and V, write O
     resid = tm(t * d, 3 * t * d * b)                           # read two, write one
     up = tm(2 * t * f * d, (t * d + d * f + t * f) * b)        # gate and up: [t,d]·[d,f]
     act = tm(5 * t * f, 3 * t * f * b)                         # SiLU(gate) · up
+    act_b = tm(5 * t * f, 5 * t * f * b)                       # read g, u, dout; write dg, du
     down = tm(2 * t * d * f, (t * f + f * d + t * d) * b)      # [t,f]·[f,d]
     forward = 2 * norm + 4 * proj + qk + soft + sv + 2 * resid + 2 * up + act + down
-    # Backward: matmuls twice their FLOPs and bytes (and both scale together, so twice the
-    # time); norms, softmax, residuals and the activation once more.
+    # Backward (roofline.model.kernels derives each): matmuls twice their FLOPs and bytes (both
+    # scale together, so twice the time); the norms, softmax and SiLU·mul move the tensors their
+    # gradients read and write; the residual adds their forward bytes once more.
     def tm2(single):
         return 2 * single
-    backward = (2 * norm + 4 * tm2(proj) + tm2(qk) + soft + tm2(sv) + 2 * resid + 2 * tm2(up)
-                + act + tm2(down))
+    backward = (2 * norm_b + 4 * tm2(proj) + tm2(qk) + soft_b + tm2(sv) + 2 * resid
+                + 2 * tm2(up) + act_b + tm2(down))
     bg = _run(batch=1, seq=2048)
     assert bg.layer_time_s == pytest.approx(forward + backward, rel=1e-12)
     # The numbers themselves: q_proj takes 69.5 µs at the compute roof; the score matrix makes
-    # softmax take 160 µs reading and writing 537 MB; a whole layer, fwd + bwd, 3.56 ms.
+    # softmax take 160 µs reading and writing 537 MB (its backward 240 µs); a whole layer, fwd +
+    # bwd, 3.67 ms.
     assert proj == pytest.approx(2 * 2048 * 4096 ** 2 / 989.4e12)
-    assert soft == pytest.approx(4 * S / 3.35e12)
-    assert forward + backward == pytest.approx(3.556e-3, rel=1e-3)
+    assert soft == pytest.approx(4 * S / 3.35e12) and soft_b == pytest.approx(1.5 * soft)
+    assert forward + backward == pytest.approx(3.673e-3, rel=1e-3)
 
 
 def test_fusion_savings_by_hand():
@@ -70,8 +76,9 @@ def test_fusion_savings_by_hand():
     base = _run(batch=1, seq=2048)
     flash = _run(batch=1, seq=2048, fusions={"flash"})
     # Forward keeps the scores off HBM: written once and read twice = 4 S; backward of the three
-    # kernels moved 6 S (2 × QKᵀ, 1 × softmax, 2 × S·V), FlashAttention's moves none.
-    assert base.bytes - flash.bytes == pytest.approx(32 * (4 + 6) * S * b, rel=1e-12)
+    # kernels moved 7 S (2 × QKᵀ's, softmax's y, dy and dx = 3 S, 2 × S·V's), FlashAttention's
+    # moves none.
+    assert base.bytes - flash.bytes == pytest.approx(32 * (4 + 7) * S * b, rel=1e-12)
     norm = _run(batch=1, seq=2048, fusions={"norm"})
     # Per layer: input norm's output written once, read by q, k, v (4 t d); post-attention
     # norm's read by gate and up (3 t d); the final norm's by lm_head (2 t d); fwd and bwd.
@@ -86,27 +93,28 @@ def test_fusion_savings_by_hand():
 
 
 def test_mfu_bound_in_unit_interval_and_decode_far_below_training():
-    train = _run(**{k: v for k, v in TYPICAL.items() if k not in ("hardware", "model")})
+    train = example_budget()
     decode = _run(phase="decode", batch=8, seq=4096)
     assert 0 < decode.mfu_upper_bound < train.mfu_upper_bound <= 1
     assert decode.mfu_upper_bound < train.mfu_upper_bound / 10
 
 
-def test_typical_training_lands_where_real_runs_land():
-    """The 40-55 % band of real runs is reached through the 0.7 kernel-efficiency assumption:
-    at efficiency 1 the unfused step is well above it (the page says so)."""
-    unfused, fused = _run(), _run(fusions=FUSIONS)
-    assert 0.40 <= unfused.mfu_estimate <= 0.55
-    perfect = _run(assumptions=Assumptions(kernel_efficiency=1.0))
-    assert perfect.mfu_estimate > 0.6
-    assert unfused.mfu_upper_bound < fused.mfu_upper_bound <= 1
+def test_the_running_example_lands_where_real_runs_land():
+    """The 40-55 % band of real runs (which use FlashAttention) is reached through the 0.7
+    kernel-efficiency assumption: at efficiency 1 the running example is well above it (the
+    budget page says so)."""
+    example = example_budget()
+    assert 0.40 <= example.mfu_estimate <= 0.55
+    assert example_budget(kernel_efficiency=1.0).mfu_estimate > 0.6
+    unfused, fused = example_budget(fusions=()), example_budget(fusions=FUSIONS)
+    assert unfused.mfu_upper_bound < example.mfu_upper_bound < fused.mfu_upper_bound <= 1
 
 
 def test_waterfall_adds_up_to_the_mfu():
     bg = _run(fusions={"flash"})
     terms = bg.waterfall()
-    assert [t.key for t in terms] == ["memory", "attention", "gemm", "efficiency", "launch",
-                                      "communication", "recompute"]
+    assert [t.key for t in terms] == ["memory", "attention", "gemm", "recompute", "efficiency",
+                                      "launch", "communication"]
     assert terms[0].level_before == 1.0
     assert 1 - sum(t.loss for t in terms) == pytest.approx(bg.mfu_estimate, rel=1e-12)
     assert all(t.loss >= 0 for t in terms)
@@ -114,8 +122,10 @@ def test_waterfall_adds_up_to_the_mfu():
     total = bg.ideal_time_s + sum(t.time_s for t in terms)
     for t in terms:
         assert t.loss == pytest.approx(t.time_s / total, rel=1e-12)
-    # The roofline terms are the step's time minus the ideal time.
-    assert sum(t.time_s for t in terms[:3]) == pytest.approx(bg.step_time_s - bg.ideal_time_s)
+    # The roofline terms are the step's time (recomputation included) minus the ideal time.
+    assert sum(t.time_s for t in terms[:4]) == pytest.approx(bg.step_time_s - bg.ideal_time_s)
+    assert bg.mfu_upper_bound == pytest.approx(
+        bg.ideal_time_s / (bg.ideal_time_s + sum(t.time_s for t in terms[:4])), rel=1e-12)
 
 
 def test_overheads_follow_their_assumptions():
@@ -201,7 +211,9 @@ def test_cli_json_contract(capsys):
     for key in ("time_s", "bytes", "flops"):
         assert set(out[key]) == {"gemm", "attention", "norm", "elementwise", "softmax",
                                  "embedding", "optimizer"}
-    assert sum(out["time_s"].values()) == pytest.approx(out["step_time_s"])
+    # by class: one pass (no recomputation); the step adds the recomputed forward
+    assert sum(out["time_s"].values()) == pytest.approx(out["pass_time_s"])
+    assert out["step_time_s"] == pytest.approx(out["pass_time_s"] + out["recompute_time_s"])
     assert out["fusions"] == ["flash", "norm"] and set(out["bytes_saved"]) == {"flash", "norm"}
     assert 1 - sum(t["loss"] for t in out["waterfall"]) == pytest.approx(out["mfu_estimate"])
 
@@ -229,10 +241,10 @@ def test_cli_bad_input_is_one_line_exit_2(capsys, args, field):
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from roofline.model.budget import waterfall_terms
+from roofline.model.waterfall import waterfall_terms
 from roofline.model.memory import Sharding, step_memory
 
-_KEYS = ("memory", "attention", "gemm", "efficiency", "launch", "communication", "recompute")
+_KEYS = ("memory", "attention", "gemm", "recompute", "efficiency", "launch", "communication")
 
 
 @settings(max_examples=200, deadline=None)
@@ -263,20 +275,22 @@ def test_decode_gemv_streaming_is_charged_its_share():
 
 
 def test_memory_model_matches_the_issue_figures():
-    """Rajbhandari et al. 2020 (ZeRO): mixed-precision AdamW holds 16 B per parameter.
-    Korthikanti et al. 2022: activations s·b·h·(34 + 5·a·s/h) bytes per layer without
-    recomputation. Llama 2 7B, batch 4 × 4,096: ≈ 108 GB of weights, gradients and optimizer
-    state and ≈ 417 GB of activations; decode at batch 256 holds ≈ 550 GB of KV cache; Llama 3
-    70B's bf16 weights are ≈ 141 GB. None fits an H100's 80 GiB."""
+    """Rajbhandari et al. 2020 (ZeRO): mixed-precision AdamW holds 16 B per parameter, ≈ 108 GB
+    for Llama 2 7B. Activations (roofline.model.memory, Korthikanti et al. 2022 redone for a
+    Llama block, no dropout): 2·s·B·(6h + 2kv + 3f) bytes per layer plus 2·a·s²·B for the
+    softmax's output: at 4 × 4,096, 32 × 2.16 GB + 32 × 4.29 GB ≈ 206 GB (Korthikanti's
+    34 + 5·a·s/h, dropout included, gave ≈ 417 GB); with FlashAttention ≈ 69 GB. Decode at
+    batch 256 holds ≈ 550 GB of KV cache; Llama 3 70B's bf16 weights are ≈ 141 GB. None fits the
+    85.5 GB an H100 SXM lets programs use (81,559 MiB, the catalog's visible capacity)."""
     m = _run().memory
     assert m.weights + m.gradients + m.optimizer == pytest.approx(108e9, rel=0.01)
-    assert m.activations == pytest.approx(417e9, rel=0.01)
-    assert m.capacity == 80 * 2 ** 30 and not m.fits and m.overflow == m.total - m.capacity
+    assert m.activations == pytest.approx(206.4e9, rel=0.01)
+    assert m.capacity == 81_559 * 2 ** 20 and not m.fits and m.overflow == m.total - m.capacity
     assert _run(phase="decode", batch=256).memory.kv_cache == pytest.approx(550e9, rel=0.01)
     big = _run(phase="decode", batch=1, model="llama-3-70b").memory
     assert big.weights == pytest.approx(141e9, rel=0.01) and not big.fits
-    # FlashAttention drops the 5·a·s/h term; full recomputation keeps only each layer's input.
-    assert _run(fusions={"flash"}).memory.activations == pytest.approx(73.0e9, rel=0.01)
+    # FlashAttention drops the scores; full recomputation keeps only each layer's input.
+    assert _run(fusions={"flash"}).memory.activations == pytest.approx(69.1e9, rel=0.01)
     full = _run(sharding=Sharding(0, "full")).memory.activations
     assert full < 20e9
 
@@ -287,7 +301,7 @@ def test_sharding_that_fits_is_offered_and_costs_time():
     assert fix is not None and not bg.fits
     fixed = _run(sharding=fix)
     assert fixed.fits and fixed.mfu_estimate < bg.mfu_estimate  # recomputation is not free
-    assert fixed.overhead_times_s["recompute"] > 0
+    assert fixed.recompute_time_s > 0 and fixed.step_time_s > bg.step_time_s
 
 
 def test_zero_stages_shard_what_they_say():
@@ -302,20 +316,21 @@ def test_zero_stages_shard_what_they_say():
 
 
 def test_cli_says_it_does_not_fit_and_exits_0(capsys):
+    """With no options the command prints the running example, which fits; unsharded it does
+    not, and says what would fit (with FlashAttention: ZeRO-3 alone, 82.5 of 85.5 GB)."""
     assert main(["budget", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["fits"] is True and captured.err == ""
+    assert main(["budget", "--zero", "0", "--recompute", "none", "--format", "json"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["fits"] is False and out["memory"]["overflow"] > 0
-    assert out["fits_with"] == {"zero_stage": 1, "recompute": "full"}
+    assert out["fits_with"] == {"zero_stage": 3, "recompute": "none"}
     warning = captured.err.strip().splitlines()
     assert len(warning) == 1 and warning[0].startswith("warning: does not fit: this step needs")
-    assert "--zero 1 --recompute full" in warning[0]
-    assert main(["budget", "--zero", "1", "--recompute", "full", "--format", "json"]) == 0
-    captured = capsys.readouterr()
-    assert json.loads(captured.out)["fits"] is True and captured.err == ""
-    assert main(["budget"]) == 0
-    text = capsys.readouterr().out
-    assert text.startswith("DOES NOT FIT: ")
+    assert "--zero 3 --recompute none" in warning[0]
+    assert main(["budget", "--zero", "0", "--recompute", "none"]) == 0
+    assert capsys.readouterr().out.startswith("DOES NOT FIT: ")
 
 
 def test_all_fusion_subsets_are_distinct():
@@ -328,18 +343,18 @@ def test_all_fusion_subsets_are_distinct():
 
 
 def test_launch_overhead_default_is_data_overhead_toml_and_follows_an_edit(tmp_path, monkeypatch):
-    """No typed figure: the budget's launch overhead is the launch floor of data/overhead.toml,
+    """No typed figure: the budget's launch overhead is the launch gap of data/overhead.toml,
     and an edit is seen in the same process (mkdocs serve). Seeded: a copy with 6 µs, then 5 µs
     (same size, so only mtime_ns tells the edits apart)."""
     import os
 
-    from roofline.model import tokens
+    from roofline.model import launch
     cat = default_catalog()
-    assert Assumptions().launch_overhead_s == tokens.load_launch_floor().seconds
-    text = tokens.OVERHEAD_PATH.read_text(encoding="utf-8")
+    assert Assumptions().launch_overhead_s == launch.load_launch().seconds
+    text = launch.OVERHEAD_PATH.read_text(encoding="utf-8")
     assert "seconds = 4e-6" in text
     edited = tmp_path / "overhead.toml"
-    monkeypatch.setattr(tokens, "OVERHEAD_PATH", edited)
+    monkeypatch.setattr(launch, "OVERHEAD_PATH", edited)
     for seconds, mtime_ns in (("6e-6", 1_000_000_000), ("5e-6", 2_000_000_000)):
         edited.write_text(text.replace("seconds = 4e-6", f"seconds = {seconds}"), encoding="utf-8")
         os.utime(edited, ns=(mtime_ns, mtime_ns))
@@ -355,10 +370,10 @@ def test_cli_budget_reads_the_launch_floor_and_reports_a_bad_one_in_one_line(tmp
     """Seeded: overhead.toml with 4 s per launch. `roofline budget` (whose parser reads no
     data file) exits 2 with one line naming the file and field; with a good 6 µs copy its JSON
     carries 6 µs, and --launch-overhead still overrides it."""
-    from roofline.model import tokens
-    text = tokens.OVERHEAD_PATH.read_text(encoding="utf-8")
+    from roofline.model import launch
+    text = launch.OVERHEAD_PATH.read_text(encoding="utf-8")
     edited = tmp_path / "overhead.toml"
-    monkeypatch.setattr(tokens, "OVERHEAD_PATH", edited)
+    monkeypatch.setattr(launch, "OVERHEAD_PATH", edited)
     edited.write_text(text.replace("seconds = 4e-6", "seconds = 4"), encoding="utf-8")
     assert main(["budget", "--format", "json"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

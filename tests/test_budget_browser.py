@@ -13,6 +13,7 @@ from conftest import screenshot
 from pagecheck import first_block_ready, poll
 from roofline import default_catalog
 from roofline.model.budget import Assumptions, budget
+from roofline.model.example import EXAMPLE
 from roofline.model.memory import Sharding
 from roofline.model.transformer import get_model
 
@@ -65,12 +66,12 @@ def _until(w, done) -> dict:
     return poll(w.page, STATE_JS, done)
 
 
-def _python(fusions=("flash",), batch=4, phase="train", model="llama-2-7b", zero=1,
-            recompute="full", **assumptions):
-    """The model's budget for a widget state; the defaults are the state the page opens on
-    (FlashAttention, ZeRO-1, full recomputation: the stated run)."""
+def _python(fusions=EXAMPLE.fusions, batch=EXAMPLE.batch, phase="train", model=EXAMPLE.model,
+            zero=EXAMPLE.zero_stage, recompute=EXAMPLE.recompute, **assumptions):
+    """The model's budget for a widget state; the defaults are the state the page opens on:
+    the running example (FlashAttention, ZeRO-1, full recomputation)."""
     cat = default_catalog()
-    return budget(get_model(model), phase, batch, 4096, cat["h100-sxm"], "bf16", 2.0,
+    return budget(get_model(model), phase, batch, EXAMPLE.seq, cat["h100-sxm"], "bf16", 2.0,
                   frozenset(fusions), Assumptions(**assumptions), Sharding(zero, recompute))
 
 
@@ -90,7 +91,7 @@ def _check_waterfall_adds_up(st) -> None:
 
 def test_fusion_toggle_moves_points_and_grows_the_bar(built_site, site_server, open_page):
     w = _open(open_page, site_server.url + PAGE)
-    # The page opens on the stated run: FlashAttention on, ZeRO-1, full recomputation.
+    # The page opens on the running example: FlashAttention on, ZeRO-1, full recomputation.
     after = _state(w)
     assert after["active"] == [3] and (after["model"], after["phase"]) == ("llama-2-7b", "train")
     assert math.isclose(_mfu_shown(after), _python().mfu_estimate, rel_tol=1e-9)
@@ -243,13 +244,32 @@ SWEEP_JS = """async (states) => {
 }"""
 
 
+def _reachable():
+    from roofline.model.memory import RECOMPUTE, ZERO_STAGES
+    from roofline.model.transformer import default_models
+    from roofline.widgets.budget.payload import BATCHES, DP_OPTIONS
+    for model in default_models():
+        for phase, batches in BATCHES.items():
+            for batch in batches:
+                for flash in (False, True):
+                    if phase != "train":
+                        yield {"model": model, "phase": phase, "batch": batch, "flash": flash,
+                               "dp": 8, "zero": 0, "recompute": "none"}
+                        continue
+                    for dp in DP_OPTIONS:
+                        for zero in ZERO_STAGES:
+                            for rec in RECOMPUTE:
+                                yield {"model": model, "phase": phase, "batch": batch,
+                                       "flash": flash, "dp": dp, "zero": zero,
+                                       "recompute": rec}
+
+
 def _sweep():
     """The states the browser drives: every model × phase × batch × FlashAttention on/off at
     the page's knobs, and the whole ZeRO × recomputation grid for the two models that need it
-    most at 1, 8 and 1,024 GPUs. (Every reachable state's verdict is checked in node against
-    roofline.model.memory, tests/js/budget.test.mjs; here the page must show each verdict.)"""
-    from roofline.widgets.budget.payload import reachable_states
-    for s in reachable_states():
+    most at 1, 8 and 1,024 GPUs. (Every reachable state's parts are checked against
+    roofline.model.memory in tests/test_budget_plot.py; here the page must show each verdict.)"""
+    for s in _reachable():
         default = s["dp"] == 8 and s["zero"] == 1 and s["recompute"] == "full"
         grid = (s["model"] != "llama-3-8b" and s["batch"] == 4 and s["flash"]
                 and s["dp"] in (1, 8, 1024))
@@ -266,7 +286,7 @@ def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
     w = _open(open_page, site_server.url + PAGE)
     states = list(_sweep())
     shown = w.page.evaluate(SWEEP_JS, states)
-    cap = default_catalog()["h100-sxm"].hbm.capacity_bytes
+    cap = default_catalog()["h100-sxm"].hbm.visible_capacity_bytes  # what programs can use
     misfits = 0
     for s, got in zip(states, shown, strict=True):
         train = s["phase"] == "train"
@@ -309,11 +329,12 @@ def test_static_page_prints_every_default_without_javascript(built_site, browser
     flat = " ".join(text.split())
     for want in (f"{a.kernel_efficiency:g} an assumption, not a measurement",
                  f"{a.launch_overhead_s * 1e6:g} µs an assumption",
-                 f"{a.dp_degree} the stated run: one 8-GPU node",
+                 f"{a.dp_degree} the running example: one 8-GPU node",
                  f"{a.overlap_fraction * 100:g} % an assumption",
-                 "ZeRO stage 1 and full activation recomputation",
+                 "sharded as ZeRO stage 1 with full activation recomputation",
                  "reached through the kernel-efficiency assumption",
                  "causal masking" if "causal masking" in flat else "non-causal",
                  "2.5 × its forward FLOPs", "16 bytes per parameter", "Korthikanti",
-                 "does not fit: 439 GB over"):
+                 "no dropout", "does not fit: 229 GB over",
+                 "Launch overhead is a gap added to every launched kernel"):
         assert want in flat, want

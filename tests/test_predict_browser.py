@@ -137,7 +137,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, tab_pool, p
     button is batch-1 decode, the presets offer the model's ops; the verdict, readout, URL and
     the launch floor follow (the same figures `roofline ops` prints), and axe finds nothing."""
     from pagecheck import settle
-    from roofline.model.tokens import load_launch_floor
+    from roofline.model.launch import load_launch
     w = tab_pool.tab(scheme=palette)
     page = w.page
     try:
@@ -173,7 +173,7 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, tab_pool, p
         page.keyboard.press("ArrowUp")
         page.keyboard.press("ArrowUp")
         m = after("overhead-bound")
-        launch = load_launch_floor().seconds
+        launch = load_launch().seconds
         assert "input/post norm takes" in m["readout"] and "64 tokens per step" in m["readout"]
         assert m["verdict"].startswith("Overhead-bound — its 4 µs launch outlasts")
         flops = 64 * 4096 * 4  # rows × d × 4 FLOPs an element (roofline ops: 1.05 M)

@@ -306,3 +306,42 @@ def test_alabaster_page_keeps_the_plot_light_under_a_dark_os(alabaster_site, ope
     w.page.wait_for_function(READY, timeout=20000)
     assert w.page.evaluate(STATE, 0)["theme"] == "light"
     w.assert_clean()
+
+
+# ---------------------------------------------------------------- the budget widget's theme
+
+BUDGET_INK = """() => {
+  const d = window.roofline.documents.find((x) => x.get_model_by_name('budget-waterfall'));
+  const label = (n) => d.get_model_by_name(n).left[0].major_label_text_color;
+  const rgb = (c) => { const e = document.createElement('i'); e.style.color = c;
+    document.body.append(e); const v = getComputedStyle(e).color; e.remove();
+    return v.match(/[\\d.]+/g).slice(0, 3).map(Number); };
+  const lum = ([r, g, b]) => [r, g, b].map((x) => x / 255)
+    .map((x) => (x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4))
+    .reduce((s, x, i) => s + x * [0.2126, 0.7152, 0.0722][i], 0);
+  const page = getComputedStyle(document.body).backgroundColor;
+  return {theme: document.querySelector('.roofline-block').dataset.rooflineTheme,
+          labels: [label('budget-waterfall'), label('budget-classes')].map((c) => lum(rgb(c))),
+          page: lum(rgb(page))};
+}"""
+
+
+@pytest.mark.browser
+def test_budget_axis_labels_follow_furos_palette(sphinx_site, sphinx_server, open_page):
+    """The budget's category axes (its waterfall's and op classes' labels) are themed by the
+    loader, whose Sphinx branch reads furo's body[data-theme]: light on a dark page and dark on
+    a light one, whatever the OS says. The budget's own copy of the theming had no Sphinx
+    branch: under a dark OS a light furo page got near-white labels (issue #25)."""
+    w = _open_ready(open_page, sphinx_server.url + "budget.html", scheme="dark")
+    for theme in ("dark", "light", "dark"):
+        w.page.evaluate("(t) => { document.body.dataset.theme = t; }", theme)
+        w.page.wait_for_function("(t) => document.querySelector('.roofline-block')"
+                                 ".dataset.rooflineTheme === t", arg=theme, timeout=5000)
+        frames(w.page)
+        got = w.page.evaluate(BUDGET_INK)
+        for lum in got["labels"]:  # WCAG contrast ratio of the labels on the page, ≥ 4.5
+            hi, lo = max(lum, got["page"]), min(lum, got["page"])
+            assert (hi + 0.05) / (lo + 0.05) >= 4.5, (theme, got)
+            assert (lum > got["page"]) == (theme == "dark"), (theme, got)
+    screenshot(w.page, "sphinx-furo-budget-dark")
+    w.assert_clean()

@@ -1,6 +1,6 @@
 """tests/cases/tokens_cases.json against roofline/tokens.py, the tokens rule against
-`roofline ops --model`, and the launch floor's data file and its agreement with the budget's
-default."""
+`roofline ops --model`, and the widget's tokens slider. The launch model is
+tests/test_launch.py's."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ import pytest
 
 from roofline import fmt
 from roofline.model import tokens as tk
-from roofline.model.budget import Assumptions
 from roofline.model.catalog import default_catalog
 from roofline.cli import main
-from roofline.errors import RooflineError
 
 CASES_PATH = Path(__file__).parent / "cases" / "tokens_cases.json"
 DATA = json.loads(CASES_PATH.read_text(encoding="utf-8"))
@@ -39,9 +37,6 @@ def test_cases_match_the_model():
                 c["bytes_per_activation"])
         assert close(tk.critical_tokens_with_activations(*args), c["critical_with_activations"])
         assert tk.min_compute_bound_tokens(*args) == c["min_tokens"]
-    for c in DATA["overhead"]:
-        args = (c["flops"], c["bytes"], c["peak"], c["bw"], c["launch"])
-        assert close(tk.kernel_time(*args), c["time"]) and tk.regime(*args) == c["regime"]
 
 
 def test_h100_bf16_critical_batch_is_the_scaling_books():
@@ -88,24 +83,6 @@ def test_tokens_rule_agrees_with_roofline_ops(hw, capsys):
     assert bounds == {n - 1: "memory", n: "compute"}
 
 
-def test_launch_floor_has_a_source_and_the_budget_uses_it():
-    floor = tk.load_launch_floor()
-    assert 1e-6 <= floor.seconds <= 1e-5 and floor.basis and floor.url.startswith("https://")
-    assert Assumptions().launch_overhead_s == floor.seconds, (
-        "the budget's default launch overhead and data/overhead.toml disagree")
-
-
-def test_launch_floor_refuses_bad_data(tmp_path):
-    good = tk.OVERHEAD_PATH.read_text(encoding="utf-8")
-    bad = tmp_path / "overhead.toml"
-    bad.write_text(good.replace("seconds = 4e-6", "seconds = 4"), encoding="utf-8")
-    with pytest.raises(RooflineError, match="seconds"):
-        tk.load_launch_floor(bad)
-    bad.write_text(good.replace('source = "CUDAGRAPHS"', 'source = "NOPE"'), encoding="utf-8")
-    with pytest.raises(RooflineError, match="source"):
-        tk.load_launch_floor(bad)
-
-
 # ------------------------------------------------------------ the roofline widget's tokens slider
 
 SCENE_JS = (Path(__file__).resolve().parents[1] / "site_src" / "roofline" / "widgets" /
@@ -146,7 +123,8 @@ def test_launch_ceiling_on_the_widget_is_flops_over_the_launch_time():
     by the build's JS engine)."""
     from roofline.render.jsengine import call
     from roofline.widgets.roofline.settings import RooflineSettings
-    launch = tk.load_launch_floor().seconds
+    from roofline.model.launch import load_launch
+    launch = load_launch().seconds
     data = RooflineSettings.from_options({"tokens": 64, "op": "input_layernorm"}).payload()
     st = {**data["state"], "ai": 2}
     s = call(SCENE_JS, "scene", data, st, [574, 336])

@@ -11,9 +11,9 @@ import html
 
 from roofline import fmt
 from roofline.errors import RooflineError
-from roofline.model.budget import TYPICAL, Assumptions
+from roofline.model.budget import Assumptions
+from roofline.model.example import EXAMPLE
 from roofline.render.tables import HtmlColumn, html_table
-from roofline.widgets.budget.payload import STATED_RUN
 from lesson_site.budget_text import _budget
 from lesson_site.context import Context
 from lesson_site.markers import marker
@@ -26,8 +26,8 @@ def step(ctx: Context, fuse: str = "flash"):
     """The budget page's training step: the running example with its stated sharding."""
     if fuse not in FUSES:
         raise RooflineError(f"unknown fusion set {fuse!r}", field="fuse", valid=list(FUSES))
-    return _budget(ctx, TYPICAL["model"], TYPICAL["phase"], TYPICAL["batch"], fuse, "default",
-                   0, "stated")
+    return _budget(ctx, EXAMPLE.model, EXAMPLE.phase, EXAMPLE.batch, fuse, "default", -1,
+                   "stated")
 
 
 def ranked(bg) -> list:
@@ -90,7 +90,7 @@ def run_words(ctx: Context, bg) -> str:
     recompute = {"full": "full activation recomputation", "selective":
                  "selective recomputation", "none": "no recomputation"}[bg.sharding.recompute]
     return (f"{bg.model.name}, {bg.batch:,} sequences of {bg.seq:,} tokens per GPU on "
-            f"{a.dp_degree:,} {ctx.hw(TYPICAL['hardware']).name} in {bg.precision}, ZeRO stage "
+            f"{a.dp_degree:,} {ctx.hw(EXAMPLE.hardware).name} in {bg.precision}, ZeRO stage "
             f"{bg.sharding.zero_stage} and {recompute}")
 
 
@@ -98,7 +98,7 @@ def ranking_reveal(ctx: Context) -> str:
     """The model's ranking as Markdown (a caption and a table): what the reader opens after
     ranking the leaks, and what the printed answers at the end of the lesson give."""
     flash, plain = step(ctx, "flash"), step(ctx, "none")
-    if flash.sharding != STATED_RUN:
+    if flash.sharding != EXAMPLE.sharding:
         raise RooflineError("the ranking must be the budget page's stated run", field="sharding")
     unfused = {t.key: t for t in plain.waterfall()}
     rows = [[f"{i}", html.escape(t.label), points(t.loss), points(unfused[t.key].loss)]

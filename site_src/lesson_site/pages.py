@@ -16,12 +16,15 @@ from roofline.render import svgchart
 from roofline.render.table import Column, Table
 from roofline.render.tables import (PRECISION_ORDER, HtmlColumn, hardware_records, hardware_table,
     html_table, ops_table, table_html)
+from roofline.model.example import EXAMPLE
 from roofline.model.transformer import PHASES, default_models, model_ops
 from lesson_site.context import LESSON_HW, LESSON_PRECISION, Context
 from lesson_site.markers import marker
 
-# The op-zoo page's runs: a training step, a prompt prefill, one decode step against a cache.
-RUNS = {"train": (8, 4096), "prefill": (1, 4096), "decode": (1, 4096)}
+# The op-zoo page's runs: the running example's training step, a prompt prefill of one of its
+# sequences, one decode step against a cache of that length.
+RUNS = {"train": (EXAMPLE.batch, EXAMPLE.seq), "prefill": (1, EXAMPLE.seq),
+        "decode": (1, EXAMPLE.seq)}
 
 OP_FORMULAS = (
     ("GEMM (m×k · k×n)", r"2mnk", r"(mk + kn + mn)\,b"),
@@ -89,7 +92,9 @@ def model_caption(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
                   precision: str = LESSON_PRECISION) -> str:
     cfg = default_models()[model]
     batch, seq = RUNS[phase]
-    run = {"train": f"training step, batch {batch} × {seq:,} tokens (forward ops; AdamW in fp32)",
+    run = {"train": f"the forward ops of a training step, batch {batch} × {seq:,} tokens, and "
+                    "AdamW in fp32 over every parameter, as one GPU without ZeRO runs it (the "
+                    "summary's training row is the whole step)",
            "prefill": f"prefill of {batch} × {seq:,} prompt tokens",
            "decode": f"one decode step, batch {batch}, against a {seq:,}-token KV cache"}[phase]
     return (f"{cfg.name} — {run}, on the {ctx.hw(hw).name} in {precision}, FlashAttention-style "
@@ -273,36 +278,57 @@ def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
     return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
 
 
+def run_budget(ctx: Context, model: str, phase: str):
+    """A run of the summary as the budget model prices it: the running example's whole
+    training step for that model (forward, backward, the recomputed forward, AdamW over its
+    ZeRO shard), or its prefill or decode step; FlashAttention, as the op tables."""
+    from roofline.model.budget import example_budget
+    batch, seq = RUNS[phase]
+    return example_budget(ctx.catalog, model=model, phase=phase, batch=batch, seq=seq,
+                          fusions=("flash",), hardware=LESSON_HW, precision=LESSON_PRECISION)
+
+
 @marker("op_zoo_summary", block=True)
 def op_zoo_summary(ctx: Context) -> str:
-    """A mini-roofline of the lesson's ops, then one row per model and run: totals, the time
-    floor and how much of it memory-bound ops take."""
+    """A mini-roofline of the lesson's ops, then one row per model and run, each the whole step
+    as the budget model prices it: FLOPs and bytes moved, the time floor, how much of it
+    memory-bound kernels take, and the MFU bound."""
     acc = ctx.hw(LESSON_HW)
     pts = ctx.points(LESSON_HW, LESSON_PRECISION)
     labels = [ctx.zoo.presets[p.name].label for p in pts]
-    peak = acc.peak_flops_per_s(LESSON_PRECISION)
+    ridge = acc.ridge_flops_per_byte(LESSON_PRECISION)
     rows = []
     for key, cfg in default_models().items():
         for phase in RUNS:
-            t = model_table(ctx, key, phase)
-            flops = sum(r["flops"] for r in t.rows)
-            bytes_ = sum(r["bytes"] for r in t.rows)
-            time = sum(r["time_s"] for r in t.rows)
-            mem = sum(r["time_s"] for r in t.rows if r["bound"] == "memory")
-            rows.append([html.escape(cfg.name), {"train": "training", "prefill": "prefill",
-                                                 "decode": "decode"}[phase],
-                         fmt.count(flops), fmt.count(bytes_), fmt.seconds(time),
-                         fmt.percent(mem / time) if time else "—",
-                         fmt.percent(flops / (time * peak)) if time else "—"])
-    cols = [HtmlColumn("Model", priority=1), HtmlColumn("Run", priority=1),
+            bg = run_budget(ctx, key, phase)
+            kernels = bg.kernels + bg.recomputed
+            flops = sum(k.flops * k.count for k in kernels)
+            bytes_ = sum(k.bytes * k.count for k in kernels)
+            mem = sum(bg.kernel_time_s(k) for k in kernels
+                      if k.intensity_flops_per_byte < ridge)
+            rows.append([html.escape(cfg.name), RUN_LABELS[phase],
+                         fmt.count(flops), fmt.count(bytes_), fmt.seconds(bg.step_time_s),
+                         fmt.percent(mem / bg.step_time_s),
+                         fmt.percent(bg.mfu_upper_bound, 3)])
+    cols = [HtmlColumn("Model", priority=1), HtmlColumn("Run", priority=1, wrap=True),
             HtmlColumn("FLOPs", "right", 3), HtmlColumn("HBM bytes", "right", 3),
             HtmlColumn("Time ≥", "right", 1), HtmlColumn("Memory-bound share of time", "right", 1),
-            HtmlColumn("% of peak, whole run", "right", 1)]
+            HtmlColumn("MFU bound", "right", 1)]
+    batch, seq = RUNS["train"]
     return (_zoo_chart(ctx, pts, labels) +
-            f"\n*Every op of each run placed on the {acc.name} in {LESSON_PRECISION}, summed: "
-            "the time floor is the sum of each op's bound; *% of peak* is the run's FLOPs over "
-            "that time at peak.*\n{: .rl-caption }\n\n"
+            f"\n*Every kernel of each run placed on the {acc.name} in {LESSON_PRECISION}, "
+            "summed, with FlashAttention: the time floor is the sum of each kernel's bound. "
+            f"Training is the running example's whole step, {batch} × {seq:,} tokens per GPU: "
+            "forward, backward, the forward recomputed, and AdamW over this GPU's "
+            f"ZeRO-{EXAMPLE.zero_stage} shard of {EXAMPLE.dp_degree}; prefill is one "
+            f"{seq:,}-token prompt, decode one token against a {seq:,}-token cache. *MFU bound* "
+            "is the run's useful (matmul) FLOPs over that time at peak; "
+            "[Where the 50 % goes](budget.md) adds what the roofline cannot see.*"
+            "\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label="Op zoo summary: whole runs"))
+
+
+RUN_LABELS = {"train": "training step", "prefill": "prefill", "decode": "decode"}
 
 
 @marker("sources", block=True)

@@ -19,6 +19,7 @@ from roofline.errors import RooflineError
 from roofline.model import datafile as _toml
 from roofline.model import ops
 from roofline.model import tokens as tk
+from roofline.model.launch import kernel_time, load_launch, regime
 from roofline.model.datafile import Fields
 from roofline.render.jsmodule import bundle
 from lesson_site import DATA_DIR
@@ -153,7 +154,7 @@ class Verdict:
 
 def launch_s() -> float:
     """The launch the form states and the model charges (data/overhead.toml)."""
-    return tk.load_launch_floor().seconds
+    return load_launch().seconds
 
 
 def judge(ctx: Context, op: ops.Op, hw: str, precision: str = LESSON_PRECISION) -> Verdict:
@@ -164,7 +165,7 @@ def judge(ctx: Context, op: ops.Op, hw: str, precision: str = LESSON_PRECISION) 
     launch = launch_s()
     f, b = op.total_flops, op.total_bytes
     return Verdict(f, b, peak, bw, f / peak, b / bw, launch,
-                   tk.kernel_time(f, b, peak, bw, launch), tk.regime(f, b, peak, bw, launch))
+                   kernel_time(f, b, peak, bw, launch), regime(f, b, peak, bw, launch))
 
 
 @marker("op_at")

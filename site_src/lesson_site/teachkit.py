@@ -9,17 +9,18 @@ from pathlib import Path
 
 from roofline import fmt
 from roofline.errors import RooflineError
+from roofline.model.example import EXAMPLE
 from lesson_site.context import Context
 
-# The §4 comparison and the overhead figure: the budget page's typical training step, and one
-# batch-1 decode step of the same model against a 4,096-token KV cache.
-STEPS = {"train": {"model": "llama-2-7b", "phase": "train", "batch": 4, "seq": 4096},
-         "decode": {"model": "llama-2-7b", "phase": "decode", "batch": 1, "seq": 4096}}
+# The §4 comparison and the overhead figure: the running example's training step, and one
+# batch-1 decode step of the same model against a KV cache of its sequence length (changes to
+# roofline.model.example.RunningExample's fields).
+STEPS = {"train": {}, "decode": {"phase": "decode", "batch": 1}}
 CLASS_LABELS = {"gemm": "GEMMs (projections, lm_head)", "attention": "attention matmuls",
                 "norm": "norms", "elementwise": "elementwise (SiLU·mul, residual adds)",
                 "softmax": "softmax", "embedding": "embedding", "optimizer": "optimizer (AdamW)"}
-# The tokens rule's worked matmul: a 7B model's up_proj, d_model × ffn.
-TOKENS_MODEL = "llama-2-7b"
+# The tokens rule's worked matmul: the running example's up_proj, d_model × ffn.
+TOKENS_MODEL = EXAMPLE.model
 # The chips the lesson's text names beside the H100 (the problems, the predict form): the
 # tokens table shows these and folds the rest of the catalog away.
 TOKENS_HW = ("h100-sxm", "a100-sxm-80gb", "h200", "b200")

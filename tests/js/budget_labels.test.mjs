@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZE, labelColumns, layoutPoints, pointLabels } from "../../site_src/roofline/widgets/budget/budget_labels.mjs";
+import { SIZE, nameColumns, layoutPoints, pointLabels } from "../../site_src/roofline/widgets/budget/budget_labels.mjs";
 import { labelBox, overlaps, toPx } from "../../site_src/roofline/render/js/labels.mjs";
 
 // One Llama-2-7B training layer's ops as the budget draws them: AI (FLOP/byte), TFLOP/s.
@@ -33,7 +33,7 @@ test("op names never overlap or leave the frame, desktop and phone", () => {
     assert.deepEqual(problems(placed, w, h), [], `${w}×${h}`);
     const shown = placed.filter((l) => l.shown).length;
     assert.ok(shown >= (w > 400 ? 15 : 10), `${w}: ${shown} of 15 shown`);
-    assert.equal(labelColumns(placed).text.length, shown);
+    assert.equal(nameColumns(placed).text.length, shown);
     assert.ok(placed.every((l) => l.size === SIZE && SIZE >= 11));
   }
 });

@@ -9,7 +9,8 @@ import sys
 import textwrap
 
 from roofline import fmt
-from roofline.model.budget import FUSIONS, TYPICAL, Assumptions, Budget, budget
+from roofline.model.budget import FUSIONS, Assumptions, Budget, budget
+from roofline.model.example import EXAMPLE
 from roofline.model.catalog import default_catalog
 from roofline.errors import RooflineError
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
@@ -32,24 +33,26 @@ def add_parser(sub) -> None:
                        "chip: every kernel at its roofline bound, then the losses from peak to "
                        "the MFU a real run could reach.")
     # Values are checked in run() so that bad input ends in one RooflineError line, exit 2.
-    p.add_argument("--model", default=TYPICAL["model"], metavar="NAME|FILE",
+    # Every default is the running example's (roofline.model.example).
+    p.add_argument("--model", default=EXAMPLE.model, metavar="NAME|FILE",
                    help="a bundled model (`roofline models` lists them) or a Hugging Face "
-                        f"config.json (default: {TYPICAL['model']})")
-    p.add_argument("--phase", default=TYPICAL["phase"], metavar="train|prefill|decode",
+                        f"config.json (default: {EXAMPLE.model})")
+    p.add_argument("--phase", default=EXAMPLE.phase, metavar="train|prefill|decode",
                    help="a training step (forward, backward, optimizer), a prompt's prefill or "
-                        f"one decode step (default: {TYPICAL['phase']})")
-    p.add_argument("--batch", default=str(TYPICAL["batch"]), metavar="B",
-                   help=f"sequences per GPU per step (default: {TYPICAL['batch']})")
-    p.add_argument("--seq", default=str(TYPICAL["seq"]), metavar="S",
+                        f"one decode step (default: {EXAMPLE.phase})")
+    p.add_argument("--batch", default=str(EXAMPLE.batch), metavar="B",
+                   help=f"sequences per GPU per step (default: {EXAMPLE.batch})")
+    p.add_argument("--seq", default=str(EXAMPLE.seq), metavar="S",
                    help="sequence length (train/prefill) or KV-cache length (decode) "
-                        f"(default: {TYPICAL['seq']})")
-    p.add_argument("--hardware", default=TYPICAL["hardware"], metavar="ID",
-                   help=f"accelerator id from the catalog (default: {TYPICAL['hardware']})")
-    p.add_argument("--precision", default=TYPICAL["precision"], metavar="P",
-                   help=f"precision of the matmuls (default: {TYPICAL['precision']})")
+                        f"(default: {EXAMPLE.seq})")
+    p.add_argument("--hardware", default=EXAMPLE.hardware, metavar="ID",
+                   help=f"accelerator id from the catalog (default: {EXAMPLE.hardware})")
+    p.add_argument("--precision", default=EXAMPLE.precision, metavar="P",
+                   help=f"precision of the matmuls (default: {EXAMPLE.precision})")
     add_catalog(p)
-    p.add_argument("--fuse", default="", metavar="LIST",
-                   help=f"comma-separated fusions: {','.join(FUSIONS)} (or 'all')")
+    p.add_argument("--fuse", default=",".join(EXAMPLE.fusions), metavar="LIST",
+                   help=f"comma-separated fusions: {','.join(FUSIONS)}, 'all' or 'none' "
+                        f"(default: {','.join(EXAMPLE.fusions) or 'none'})")
     p.add_argument("--efficiency", default=str(_DEFAULTS["kernel_efficiency"]), metavar="F",
                    help="share of its roofline bound a kernel reaches, (0, 1] "
                         f"(default: {_DEFAULTS['kernel_efficiency']})")
@@ -58,16 +61,17 @@ def add_parser(sub) -> None:
                         "data/overhead.toml)")
     p.add_argument("--dp", default=None, metavar="N",
                    help="with --phase train: data-parallel degree of the gradient all-reduce "
-                        f"(default: {_DEFAULTS['dp_degree']})")
+                        f"(default: {EXAMPLE.dp_degree})")
     p.add_argument("--overlap", default=None, metavar="F",
                    help="with --phase train: share of the all-reduce hidden behind the "
                         f"backward pass, [0, 1] (default: {_DEFAULTS['overlap_fraction']})")
     p.add_argument("--zero", default=None, metavar="0-3",
                    help="with --phase train: ZeRO stage sharding optimizer state (1), gradients "
-                        "(2) and weights (3) over the data-parallel GPUs (default: 0)")
+                        f"(2) and weights (3) over the data-parallel GPUs (default: "
+                        f"{EXAMPLE.zero_stage})")
     p.add_argument("--recompute", default=None, metavar="|".join(RECOMPUTE),
                    help="with --phase train: activation recomputation in the backward pass "
-                        "(default: none)")
+                        f"(default: {EXAMPLE.recompute})")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="table: text that fits the terminal; json: every figure, SI units "
                         "(default: table)")
@@ -92,6 +96,8 @@ def parse_fusions(text: str) -> frozenset[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     if names == ["all"]:
         return frozenset(FUSIONS)
+    if names == ["none"]:
+        return frozenset()
     for n in names:
         if n not in FUSIONS:
             raise RooflineError(f"unknown fusion {n!r}", field="fuse", valid=list(FUSIONS))
@@ -102,7 +108,7 @@ def from_args(args: argparse.Namespace) -> Budget:
     only_with(args, {"dp": "--dp", "overlap": "--overlap", "zero": "--zero",
                      "recompute": "--recompute"}, args.phase == "train",
               "with --phase train (inference has no gradient all-reduce)")
-    dp = args.dp if args.dp is not None else str(_DEFAULTS["dp_degree"])
+    dp = args.dp if args.dp is not None else str(EXAMPLE.dp_degree)
     overlap = args.overlap if args.overlap is not None else str(_DEFAULTS["overlap_fraction"])
     catalog = default_catalog(args.catalog)
     hw = catalog[args.hardware]
@@ -113,10 +119,10 @@ def from_args(args: argparse.Namespace) -> Budget:
            {"launch_overhead_s": _number(args.launch_overhead, "launch-overhead")}),
         dp_degree=_positive_int(dp, "dp"),
         overlap_fraction=_number(overlap, "overlap"))
-    zero = _number(args.zero, "zero", int) if args.zero is not None else 0
+    zero = _number(args.zero, "zero", int) if args.zero is not None else EXAMPLE.zero_stage
     if zero not in ZERO_STAGES:
         raise RooflineError(f"must be 0, 1, 2 or 3, got {args.zero!r}", field="zero")
-    recompute = args.recompute or "none"
+    recompute = args.recompute or EXAMPLE.recompute
     if recompute not in RECOMPUTE:
         raise RooflineError(f"unknown recomputation {recompute!r}", field="recompute",
                             valid=list(RECOMPUTE))
@@ -150,7 +156,7 @@ def fit_warning(bg: Budget) -> str | None:
 
 
 def class_table(bg: Budget) -> Table:
-    step = bg.step_time_s
+    step = bg.pass_time_s
     rows = tuple({"class": c, "time_s": v["time_s"], "share": v["time_s"] / step,
                   "flops": v["flops"], "bytes": v["bytes"], "launches": v["launches"]}
                  for c, v in bg.by_class().items() if v["launches"])
@@ -160,7 +166,8 @@ def class_table(bg: Budget) -> Table:
             Column("bytes", "Bytes", fmt.capacity, "right"),
             Column("launches", "Kernels", lambda x: f"{x:,}", "right"))
     return Table(cols, rows, caption="Where one step's time goes, by kernel class (all layers, "
-                                     "forward to optimizer):")
+                                     "forward to optimizer, once; without the recomputed "
+                                     "forward):")
 
 
 def waterfall_table(bg: Budget) -> Table:
@@ -174,13 +181,65 @@ def waterfall_table(bg: Budget) -> Table:
     return Table(cols, tuple(rows), caption="From peak to the MFU estimate, one step:")
 
 
+def as_json(bg: Budget) -> dict:
+    """Every figure of a budget, SI units: what --format json prints."""
+    classes = bg.by_class()
+    terms = bg.waterfall()
+    return {
+        "model": bg.model.id, "phase": bg.phase, "batch": bg.batch, "seq": bg.seq,
+        "params_total": bg.model.params, "params_active": bg.model.params_active,
+        "flops_per_token": bg.model.flops_per_token, "model_notes": list(bg.model.notes),
+        "hardware": bg.hardware.id, "precision": bg.precision,
+        "fusions": sorted(bg.fusions),
+        "assumptions": {"kernel_efficiency": bg.assumptions.kernel_efficiency,
+                        "launch_overhead_s": bg.assumptions.launch_overhead_s,
+                        "dp_degree": bg.assumptions.dp_degree,
+                        "overlap_fraction": bg.assumptions.overlap_fraction,
+                        "grad_bytes_per_element": bg.assumptions.grad_bytes_per_element},
+        "peak_flops_per_s": bg.peak_flops_per_s,
+        "bandwidth_bytes_per_s": bg.bandwidth_bytes_per_s,
+        "useful_flops": bg.useful_flops, "total_flops": bg.flops,
+        "total_bytes": bg.bytes, "launches": bg.launches,
+        "step_launches": bg.step_launches,
+        "sharding": {"zero_stage": bg.sharding.zero_stage,
+                     "recompute": bg.sharding.recompute},
+        "memory": bg.memory.as_dict(), "fits": bg.fits,
+        "fits_with": (None if bg.fits or bg.fitting_sharding() is None else
+                      {"zero_stage": bg.fitting_sharding().zero_stage,
+                       "recompute": bg.fitting_sharding().recompute}),
+        "ideal_time_s": bg.ideal_time_s, "step_time_s": bg.step_time_s,
+        "pass_time_s": bg.pass_time_s, "recompute_time_s": bg.recompute_time_s,
+        "layer_time_s": bg.layer_time_s,
+        "mfu_upper_bound": bg.mfu_upper_bound,
+        "mfu_upper_bound_without_recompute": bg.mfu_upper_bound_without_recompute,
+        "mfu_estimate": bg.mfu_estimate, "capacity_bytes": bg.capacity_bytes,
+        "time_s": {c: v["time_s"] for c, v in classes.items()},
+        "flops": {c: v["flops"] for c, v in classes.items()},
+        "bytes": {c: v["bytes"] for c, v in classes.items()},
+        "launches_by_class": {c: v["launches"] for c, v in classes.items()},
+        "bytes_saved": bg.bytes_saved(),
+        "allreduce_time_s": bg.allreduce_time_s,
+        "communication_time_s": bg.communication_time_s,
+        "waterfall": [{"key": t.key, "label": t.label, "time_s": t.time_s,
+                       "loss": t.loss, "level_after": t.level_after} for t in terms],
+        "layer_ops": [{"op": name, "class": cls, "kernel": k.name,
+                       "intensity_flops_per_byte": k.intensity_flops_per_byte}
+                      for name, cls, k in bg.layer_map],
+        "kernels": [{"name": k.name, "pass": k.pass_, "class": k.op_class,
+                     "count": k.count, "flops": k.flops, "bytes": k.bytes,
+                     "unfused_bytes": k.unfused_bytes,
+                     "intensity_flops_per_byte": k.intensity_flops_per_byte,
+                     "time_s": bg.kernel_time_s(k)} for k in bg.kernels],
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     bg = from_args(args)
     warning = fit_warning(bg)
     if warning:  # exit 0: the figures are still printed, under a plain warning
         print(warning, file=sys.stderr)
     if args.format == "json":
-        write(json.dumps(bg.as_dict(), indent=2, ensure_ascii=False) + "\n")
+        write(json.dumps(as_json(bg), indent=2, ensure_ascii=False) + "\n")
         return 0
     fused = ", ".join(sorted(bg.fusions)) or "none"
     m = bg.memory
@@ -190,11 +249,15 @@ def run(args: argparse.Namespace) -> int:
     lines = fit + [f"note: {n}" for n in bg.model.notes] + [
              f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}",
-             f"step {fmt.seconds(bg.step_time_s)} at the roofline, one layer "
-             f"{fmt.seconds(bg.layer_time_s)}; {fmt.count(bg.flops)}FLOP, "
+             f"step {fmt.seconds(bg.step_time_s)} at the roofline"
+             + (f" ({fmt.seconds(bg.recompute_time_s)} of it recomputation)"
+                if bg.recompute_time_s else "")
+             + f", one layer {fmt.seconds(bg.layer_time_s)}; {fmt.count(bg.flops)}FLOP, "
              f"{fmt.capacity(bg.bytes)} moved",
-             f"MFU upper bound {fmt.percent(bg.mfu_upper_bound, 3)}; "
-             f"after overheads {fmt.percent(bg.mfu_estimate, 3)}",
+             f"MFU upper bound {fmt.percent(bg.mfu_upper_bound, 3)}"
+             + (f" ({fmt.percent(bg.mfu_upper_bound_without_recompute, 3)} without "
+                "recomputation)" if bg.recompute_time_s else "")
+             + f"; after overheads {fmt.percent(bg.mfu_estimate, 3)}",
              f"memory per GPU {fmt.capacity(m.total)} of {fmt.memory_and_bytes(m.capacity)}, "
              f"{'fits' if m.fits else 'does not fit'}: weights {fmt.capacity(m.weights)}, "
              f"gradients {fmt.capacity(m.gradients)}, optimizer {fmt.capacity(m.optimizer)}, "

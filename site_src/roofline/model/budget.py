@@ -3,11 +3,18 @@ and a waterfall from 100 % of peak down to an MFU estimate.
 
 Conventions (stated once, used everywhere; the kernel list's own are in roofline.model.kernels):
 - Every kernel takes its roofline lower bound max(FLOPs / peak, bytes / HBM BW); nothing overlaps.
+- The step as run: the kernel list once (forward, backward, optimizer) plus the forward kernels
+  recomputation runs again. Its roofline time gives the MFU upper bound; the bound without
+  recomputation is stated beside it, never instead of it.
 - The waterfall attributes the step's lost time in proportion to each cause's time: a cause
   taking t of a step of T seconds costs t / T of peak, so the losses sum to 100 % - MFU and no
   loss depends on the order the causes are listed in.
 - What the roofline cannot know (kernel efficiency, launch overhead, data parallelism) is an
-  editable assumption; the launch overhead's default is data/overhead.toml's launch floor.
+  editable assumption. Launch overhead is roofline.model.launch's gap, added once per launched
+  kernel (recomputed ones included); its default is data/overhead.toml's.
+- Communication: a ring all-reduce of the bf16 gradients. ZeRO stages 1 and 2 move the same
+  bytes (a reduce-scatter of the gradients and an all-gather of the updated weights); stage 3
+  also all-gathers the weights before the backward pass: 1.5 × (Rajbhandari et al. 2020, §7).
 """
 
 from __future__ import annotations
@@ -15,26 +22,34 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from roofline.model import datafile as _toml, tokens
+from roofline.model import datafile as _toml, launch
 from roofline.model.kernels import (CLASSES, FUSION_LABELS, FUSIONS, MATMUL_KINDS, MEMORY_CLASSES,
     PASSES, Kernel, check_fusions, step_kernels)
 from roofline.model.catalog import Accelerator
+from roofline.model.example import EXAMPLE
 from roofline.errors import RooflineError
 from roofline.model.maths import time_lower_bound
-from roofline.model.memory import Memory, Sharding, step_memory, what_fits
+from roofline.model.memory import (Memory, Sharding, step_memory, usable_capacity_bytes,
+    what_fits)
 from roofline.model.ops import ATTENTION, GEMM
 from roofline.model.transformer import TransformerConfig, check_run
+from roofline.model.waterfall import (WaterfallTerm, knob_factors, term_times,
+    waterfall_terms)
+
+
+ZERO3_COMM_FACTOR = 1.5
+"""ZeRO stage 3 moves 1.5 × a data-parallel all-reduce's bytes (Rajbhandari et al. 2020, §7.2)."""
 
 
 @functools.lru_cache(maxsize=4)
-def _launch_floor_s(key: tuple[str, int, int]) -> float:
-    return tokens.load_launch_floor(key[0]).seconds
+def _launch_s(key: tuple[str, int, int]) -> float:
+    return launch.load_launch(key[0]).seconds
 
 
 def default_launch_overhead_s() -> float:
-    """data/overhead.toml's launch floor: the one figure behind the lesson's launch floor and
-    the budget's launch overhead (cached per (path, mtime_ns, size), so an edit is seen)."""
-    return _launch_floor_s(_toml.file_key(tokens.OVERHEAD_PATH))
+    """data/overhead.toml's launch overhead: the one figure behind the lesson's launch figures
+    and the budget's default (cached per (path, mtime_ns, size), so an edit is seen)."""
+    return _launch_s(_toml.file_key(launch.OVERHEAD_PATH))
 
 
 @dataclass(frozen=True)
@@ -44,9 +59,10 @@ class Assumptions:
     """Share of its roofline bound a real kernel reaches: tile and wave quantisation, occupancy,
     pipeline fill and sustained (not boost) clocks. Tuned large GEMMs reach 0.7-0.8."""
     launch_overhead_s: float = field(default_factory=default_launch_overhead_s)
-    """Per kernel: launch latency plus ramp-up and tail, the gap between back-to-back kernels."""
-    dp_degree: int = 8
-    """Data-parallel replicas (one 8-GPU node); the gradient all-reduce spans them."""
+    """Per launched kernel, added to its roofline time (roofline.model.launch)."""
+    dp_degree: int = EXAMPLE.dp_degree
+    """Data-parallel replicas (the running example's: one 8-GPU node); the gradient all-reduce
+    spans them, and ZeRO shards over them."""
     overlap_fraction: float = 0.8
     """Share of the all-reduce hidden behind the backward pass."""
     grad_bytes_per_element: float = 2.0
@@ -73,19 +89,6 @@ class Assumptions:
 # ---------------------------------------------------------------- the budget
 
 @dataclass(frozen=True)
-class WaterfallTerm:
-    key: str
-    label: str
-    time_s: float
-    level_before: float
-    level_after: float
-
-    @property
-    def loss(self) -> float:
-        return self.level_before - self.level_after
-
-
-@dataclass(frozen=True)
 class Budget:
     model: TransformerConfig
     phase: str
@@ -109,9 +112,14 @@ class Budget:
     def memory(self) -> Memory:
         """Bytes per GPU against the chip's HBM (roofline.model.memory states the formulas)."""
         return step_memory(self.model, self.phase, self.batch, self.seq,
-                           self.bytes_per_element, self.hardware.hbm.capacity_bytes,
+                           self.bytes_per_element, self.capacity_bytes,
                            flash="flash" in self.fusions,
                            dp_degree=self.assumptions.dp_degree, sharding=self.sharding)
+
+    @property
+    def capacity_bytes(self) -> float:
+        """What a step may hold: the HBM programs can use (roofline.model.memory)."""
+        return usable_capacity_bytes(self.hardware.hbm)
 
     @property
     def fits(self) -> bool:
@@ -123,21 +131,28 @@ class Budget:
         if self.phase != "train":
             return None
         return what_fits(self.model, self.batch, self.seq, self.bytes_per_element,
-                         self.hardware.hbm.capacity_bytes, flash="flash" in self.fusions,
+                         self.capacity_bytes, flash="flash" in self.fusions,
                          dp_degree=self.assumptions.dp_degree)
 
     @property
-    def recompute_time_s(self) -> float:
-        """Recomputation re-runs forward work in the backward pass: the whole forward (full),
-        or the attention scores and softmax (selective; nothing when FlashAttention already
-        recomputes them)."""
+    def recomputed(self) -> tuple[Kernel, ...]:
+        """The forward kernels recomputation runs again in the backward pass: all of them
+        (full), or the attention scores and softmax (selective; none when FlashAttention
+        already recomputes them)."""
         if self.phase != "train" or self.sharding.recompute == "none":
-            return 0.0
+            return ()
         fwd = [k for k in self.kernels if k.pass_ == "forward"]
         if self.sharding.recompute == "full":
-            return sum(self.kernel_time_s(k) for k in fwd)
-        return sum(self.kernel_time_s(k) for k in fwd
-                   if k.parts and set(k.parts) <= {"attn_qk", "attn_softmax"})
+            return tuple(fwd)
+        return tuple(k for k in fwd if k.parts and set(k.parts) <= {"attn_qk", "attn_softmax"})
+
+    @property
+    def recompute_time_s(self) -> float:
+        return sum(self.kernel_time_s(k) for k in self.recomputed)
+
+    @property
+    def recompute_launches(self) -> int:
+        return sum(k.launches * k.count for k in self.recomputed)
 
     @property
     def peak_flops_per_s(self) -> float:
@@ -164,12 +179,24 @@ class Budget:
 
     @property
     def launches(self) -> int:
+        """Kernels launched by the kernel list (one forward, backward and optimizer pass)."""
         return sum(k.launches * k.count for k in self.kernels)
 
     @property
-    def step_time_s(self) -> float:
-        """The roofline time of the step: every kernel at its lower bound, back to back."""
+    def step_launches(self) -> int:
+        """Kernels launched by the step as run: the list and the recomputed forward kernels."""
+        return self.launches + self.recompute_launches
+
+    @property
+    def pass_time_s(self) -> float:
+        """The kernel list's roofline time: every kernel at its lower bound, back to back,
+        without recomputation."""
         return sum(self.kernel_time_s(k) for k in self.kernels)
+
+    @property
+    def step_time_s(self) -> float:
+        """The roofline time of the step as run: the kernel list and the recomputed kernels."""
+        return self.pass_time_s + self.recompute_time_s
 
     @property
     def layer_time_s(self) -> float:
@@ -182,8 +209,14 @@ class Budget:
 
     @property
     def mfu_upper_bound(self) -> float:
-        """Useful FLOPs / (roofline step time × peak): no real step can do better."""
+        """Useful FLOPs / (roofline step time × peak), recomputation included: no real step
+        run this way can do better."""
         return self.ideal_time_s / self.step_time_s
+
+    @property
+    def mfu_upper_bound_without_recompute(self) -> float:
+        """The bound if the step needed no recomputation (it may then not fit)."""
+        return self.ideal_time_s / self.pass_time_s
 
     def by_class(self) -> dict[str, dict[str, float]]:
         out = {c: {"time_s": 0.0, "flops": 0.0, "bytes": 0.0, "launches": 0} for c in CLASSES}
@@ -211,6 +244,12 @@ class Budget:
         return self.hardware.tier("scaleup") or self.hardware.tier("host")
 
     @property
+    def communication_time_s(self) -> float:
+        """The data-parallel traffic of one step: the all-reduce, 1.5 × under ZeRO stage 3."""
+        factor = ZERO3_COMM_FACTOR if self.sharding.zero_stage >= 3 else 1.0
+        return factor * self.allreduce_time_s
+
+    @property
     def allreduce_time_s(self) -> float:
         """Ring all-reduce of the gradients: 2 (N - 1) / N × gradient bytes / link bandwidth."""
         a = self.assumptions
@@ -224,123 +263,76 @@ class Budget:
         return (2 * (a.dp_degree - 1) / a.dp_degree * grad_bytes
                 / link.bandwidth_bytes_per_s)
 
-    @property
-    def overhead_times_s(self) -> dict[str, float]:
-        a = self.assumptions
-        return {"efficiency": self.step_time_s * (1 / a.kernel_efficiency - 1),
-                "launch": self.launches * a.launch_overhead_s,
-                "communication": (1 - a.overlap_fraction) * self.allreduce_time_s,
-                "recompute": self.recompute_time_s / a.kernel_efficiency}
-
-    def waterfall(self) -> list[WaterfallTerm]:
-        """From 100 % of peak down to the MFU: each cause loses its share of the step's time
-        (order-independent; see waterfall_terms)."""
-        by_kernel = {"memory": 0.0, "attention": 0.0, "gemm": 0.0}
+    def components(self) -> dict[str, float]:
+        """The step's figures WATERFALL_TERMS multiplies: the roofline time each kind of kernel
+        spends beyond its useful FLOPs' time (memory-bound ops, attention, GEMMs, the optimizer
+        apart: ZeRO shards it), the pass's roofline time without the optimizer, recomputation's
+        time and launches, the pass's launches and the data-parallel communication."""
+        out = {"memory": 0.0, "attention": 0.0, "gemm": 0.0, "optimizer": 0.0}
         peak = self.peak_flops_per_s
         for k in self.kernels:
             # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
             per_copy = float(time_lower_bound(k.flops, k.bytes, peak, self.bandwidth_bytes_per_s))
-            excess = k.count * (per_copy - k.useful_flops / peak)
-            key = ("gemm" if k.op_class == GEMM else
-                   "attention" if k.op_class == ATTENTION else "memory")
-            by_kernel[key] += excess
-        times = [("memory", by_kernel["memory"]), ("attention", by_kernel["attention"]),
-                 ("gemm", by_kernel["gemm"])]
-        times += [(key, t) for key, t in self.overhead_times_s.items()]
-        return waterfall_terms(self.ideal_time_s, times)
+            key = ("gemm" if k.op_class == GEMM else "attention" if k.op_class == ATTENTION
+                   else "optimizer" if k.pass_ == "optimizer" else "memory")
+            out[key] += k.count * (per_copy - k.useful_flops / peak)
+        return {**out, "pass": self.pass_time_s - out["optimizer"],
+                "recompute": self.recompute_time_s, "launches": self.launches,
+                "recompute_launches": self.recompute_launches,
+                "communication": self.communication_time_s}
+
+    @property
+    def overhead_times_s(self) -> dict[str, float]:
+        """What the roofline does not see, in seconds per step: kernels short of their bound
+        (recomputed ones too), launch gaps, the exposed share of the communication."""
+        times = dict(term_times(self.components(), knob_factors(self.assumptions)))
+        return {k: times[k] for k in ("efficiency", "launch", "communication")}
+
+    def waterfall(self) -> list[WaterfallTerm]:
+        """From 100 % of peak down to the MFU: each cause loses its share of the step's time
+        (order-independent; see waterfall_terms)."""
+        return waterfall_terms(self.ideal_time_s,
+                               term_times(self.components(), knob_factors(self.assumptions)))
 
     @property
     def mfu_estimate(self) -> float:
         terms = self.waterfall()
         return terms[-1].level_after
 
-    def as_dict(self) -> dict:
-        classes = self.by_class()
-        terms = self.waterfall()
-        return {
-            "model": self.model.id, "phase": self.phase, "batch": self.batch, "seq": self.seq,
-            "params_total": self.model.params, "params_active": self.model.params_active,
-            "flops_per_token": self.model.flops_per_token, "model_notes": list(self.model.notes),
-            "hardware": self.hardware.id, "precision": self.precision,
-            "fusions": sorted(self.fusions),
-            "assumptions": {"kernel_efficiency": self.assumptions.kernel_efficiency,
-                            "launch_overhead_s": self.assumptions.launch_overhead_s,
-                            "dp_degree": self.assumptions.dp_degree,
-                            "overlap_fraction": self.assumptions.overlap_fraction,
-                            "grad_bytes_per_element": self.assumptions.grad_bytes_per_element},
-            "peak_flops_per_s": self.peak_flops_per_s,
-            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
-            "useful_flops": self.useful_flops, "total_flops": self.flops,
-            "total_bytes": self.bytes, "launches": self.launches,
-            "sharding": {"zero_stage": self.sharding.zero_stage,
-                         "recompute": self.sharding.recompute},
-            "memory": self.memory.as_dict(), "fits": self.fits,
-            "fits_with": (None if self.fits or self.fitting_sharding() is None else
-                          {"zero_stage": self.fitting_sharding().zero_stage,
-                           "recompute": self.fitting_sharding().recompute}),
-            "ideal_time_s": self.ideal_time_s, "step_time_s": self.step_time_s,
-            "layer_time_s": self.layer_time_s,
-            "mfu_upper_bound": self.mfu_upper_bound, "mfu_estimate": self.mfu_estimate,
-            "time_s": {c: v["time_s"] for c, v in classes.items()},
-            "flops": {c: v["flops"] for c, v in classes.items()},
-            "bytes": {c: v["bytes"] for c, v in classes.items()},
-            "launches_by_class": {c: v["launches"] for c, v in classes.items()},
-            "bytes_saved": self.bytes_saved(),
-            "allreduce_time_s": self.allreduce_time_s,
-            "waterfall": [{"key": t.key, "label": t.label, "time_s": t.time_s,
-                           "loss": t.loss, "level_after": t.level_after} for t in terms],
-            "layer_ops": [{"op": name, "class": cls, "kernel": k.name,
-                           "intensity_flops_per_byte": k.intensity_flops_per_byte}
-                          for name, cls, k in self.layer_map],
-            "kernels": [{"name": k.name, "pass": k.pass_, "class": k.op_class,
-                         "count": k.count, "flops": k.flops, "bytes": k.bytes,
-                         "unfused_bytes": k.unfused_bytes,
-                         "intensity_flops_per_byte": k.intensity_flops_per_byte,
-                         "time_s": self.kernel_time_s(k)} for k in self.kernels],
-        }
-
-
-WATERFALL_LABELS = {
-    "memory": "memory-bound ops (norms, activations, softmax, embedding, optimizer)",
-    "attention": "attention beyond its matmul time",
-    "gemm": "GEMMs below the compute roof",
-    "efficiency": "kernels below their roofline bound",
-    "launch": "kernel launch overhead",
-    "communication": "exposed gradient all-reduce",
-    "recompute": "activation recomputation",
-}
-
-
-def waterfall_terms(ideal_time_s: float, times: list[tuple[str, float]]) -> list[WaterfallTerm]:
-    """The step takes T = ideal + the sum of the causes' times, so MFU = ideal / T. Each cause
-    loses t / T of peak: in proportion to its time, whatever the order, and the losses add up to
-    1 - MFU exactly. The levels are the running total, for drawing. Mirrored by budget_view.mjs."""
-    total = ideal_time_s + sum(t for _, t in times)
-    level = 1.0
-    out = []
-    for key, t in times:
-        after = level - t / total
-        out.append(WaterfallTerm(key, WATERFALL_LABELS[key], t, level, after))
-        level = after
-    return out
-
 
 def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Accelerator,
            precision: str, b: float, fusions=frozenset(),
            assumptions: Assumptions | None = None, sharding: Sharding = Sharding()) -> Budget:
     """The time budget of one step; `b` is the precision's bytes per element. No
-    `assumptions`: the defaults, read now (an edit to data/overhead.toml is seen)."""
+    `assumptions`: the defaults, read now (an edit to data/overhead.toml is seen). Under ZeRO
+    stage ≥ 1 each data-parallel GPU runs AdamW over its shard of the parameters only."""
     assumptions = Assumptions() if assumptions is None else assumptions
     check_run(phase, batch, seq)
     hw.peak(precision)
     fusions = check_fusions(fusions)
-    kernels, placed = step_kernels(cfg, phase, batch, seq, b, fusions)
-    bg = Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, tuple(kernels),
-                tuple(placed), sharding, b)
-    return bg
+    if phase != "train":
+        sharding = Sharding()
+    shards = assumptions.dp_degree if sharding.zero_stage >= 1 else 1
+    kernels, placed = step_kernels(cfg, phase, batch, seq, b, fusions, optimizer_shards=shards)
+    return Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, tuple(kernels),
+                  tuple(placed), sharding, b)
 
 
-# The configuration the page opens on and the CLI defaults to: a 7B model trained 8-way data
-# parallel with 4 sequences of 4,096 tokens per GPU per optimizer step.
-TYPICAL = {"model": "llama-2-7b", "phase": "train", "batch": 4, "seq": 4096,
-           "hardware": "h100-sxm", "precision": "bf16"}
+def example_budget(catalog=None, *, kernel_efficiency: float | None = None,
+                   launch_overhead_s: float | None = None, **changes) -> Budget:
+    """The running example's budget (roofline.model.example), or a variant of it: `changes`
+    replaces its fields (model, phase, batch, seq, hardware, precision, dp_degree, zero_stage,
+    recompute, fusions); the two keywords replace an assumption's default."""
+    import dataclasses
+    from roofline.model.catalog import default_catalog
+    from roofline.model.transformer import get_model
+    ex = dataclasses.replace(EXAMPLE, **changes)
+    catalog = catalog or default_catalog()
+    a = {"dp_degree": ex.dp_degree}
+    if kernel_efficiency is not None:
+        a["kernel_efficiency"] = kernel_efficiency
+    if launch_overhead_s is not None:
+        a["launch_overhead_s"] = launch_overhead_s
+    return budget(get_model(ex.model), ex.phase, ex.batch, ex.seq, catalog[ex.hardware],
+                  ex.precision, catalog.precision(ex.precision).bytes_per_element,
+                  frozenset(ex.fusions), Assumptions(**a), ex.sharding)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from roofline.errors import RooflineError
-from roofline.model.budget import TYPICAL, Assumptions, budget
+from roofline.model.budget import Assumptions, budget
 from roofline.model.catalog import Catalog
 from roofline.model.memory import Sharding, describe, step_memory, what_fits
 from roofline.model.transformer import TransformerConfig
@@ -36,7 +36,8 @@ SECONDS_PER_HOUR = 3600.0
 def running_example() -> dict:
     """The lesson's running example as compare's defaults: model, phase, sequences per GPU,
     sequence length, precision (roofline.model.budget's; the one place compare reads it)."""
-    return {k: TYPICAL[k] for k in ("model", "phase", "batch", "seq", "precision")}
+    from roofline.model.example import EXAMPLE
+    return {k: getattr(EXAMPLE, k) for k in ("model", "phase", "batch", "seq", "precision")}
 
 
 @dataclass(frozen=True)

@@ -3,20 +3,33 @@ budget (roofline.model.budget) prices.
 
 Conventions (stated once, used everywhere):
 - Forward ops are `transformer.model_ops` without FlashAttention (flash is a fusion here).
-- Backward (train): a matmul op (GEMM, QKᵀ, S·V) costs 2 × its forward FLOPs and bytes in two
-  kernels (input gradient and weight gradient: each reads two of the three operands and writes
-  the third, so 2 × the bytes is exact); every other op costs its forward FLOPs and bytes again
-  in one kernel. No activation recomputation. The optimizer is one AdamW pass over fp32 state.
+- Backward (train), counted as the forward is: each tensor a kernel reads or writes, once.
+  - A matmul op (GEMM, QKᵀ, S·V, fused attention) costs 2 × its forward FLOPs and bytes in two
+    kernels: the input gradient and the weight gradient each read two of the three operands and
+    write the third, so 2 × the bytes is exact.
+  - Softmax, y = softmax(x): dx = y ⊙ (dy − rowsum(dy ⊙ y)) reads y and dy and writes dx, three
+    tensors against the forward's two: 1.5 × its bytes.
+  - SiLU·mul, out = silu(g) ⊙ u: dg = dout ⊙ u ⊙ silu'(g) and du = dout ⊙ silu(g) read g, u and
+    dout and write dg and du: 5n elements against the forward's 3n.
+  - RMSNorm, y = x · rstd · w: dx and dw read x, dy and w and write dx and dw (the weight's
+    gradient reduced over the rows): (3·rows·d + 2·d) elements against (2·rows·d + d), ≈ 1.5 ×.
+  - Residual add and embedding: their forward bytes once more (the residual stream's gradient
+    is summed where it forks, one add; the embedding's gradient is scattered into its rows).
+  - The backward's FLOPs of a non-matmul op are its forward FLOPs again: they are memory-bound
+    at either count.
+- The optimizer is one AdamW pass over fp32 state, of the parameters this GPU updates: all of
+  them, or 1 / N of them under ZeRO stage ≥ 1 over N data-parallel GPUs (optimizer_shards).
 - Useful FLOPs are the matmul FLOPs of the unfused step (6 N per token plus attention for
-  training, the usual MFU numerator). Fusion never changes FLOPs, only bytes and kernel count.
+  training, the usual MFU numerator). Fusion changes bytes and kernel count, and FLOPs in one
+  case: FlashAttention's backward pass recomputes QKᵀ (the scores never reached HBM), 2.5 × its
+  forward's matmul FLOPs instead of 2 ×; the extra half is not useful (MFU counts 3 × forward).
 - A fusion merges a run of consecutive kernels into one: FLOPs add, bytes add minus the
   intermediates that stay on chip (each written once and read by each consumer). A rule
   applies only where a layer has its ops in a Llama layer's order (an MoE layer's experts,
   MLA's projections and Gemma 2's post-attention norm keep their kernels apart).
 - A model with more than one kind of layer (DeepSeek-V3: dense, then MoE) spells out each kind.
 - Attention FLOPs are counted non-causal (the full score matrix), as the PaLM / Megatron MFU
-  convention does; FlashAttention's backward pass is 2.5x its forward FLOPs (the forward's two
-  matmuls twice, plus the recomputed QK^T).
+  convention does.
 """
 
 from __future__ import annotations
@@ -84,7 +97,24 @@ def _useful(op: Op) -> float:
 
 
 def _bwd_factor(op: Op) -> float:
+    """Backward FLOPs over forward FLOPs (see the module docstring)."""
     return 2.0 if op.kind in MATMUL_KINDS else 1.0
+
+
+def backward_bytes(op: Op) -> float:
+    """HBM bytes of an op's backward pass: the tensors it reads and writes, each once (the
+    module docstring derives each case)."""
+    b = op.bytes_per_element
+    if op.kind in MATMUL_KINDS:
+        return 2.0 * op.bytes
+    if op.kind == "softmax":
+        return 1.5 * op.bytes
+    if op.kind == "silu_mul":
+        return 5 * op.shape["n"] * b
+    if op.kind == "rmsnorm":
+        rows, d = op.shape["rows"], op.shape["d"]
+        return (3 * rows * d + 2 * d) * b
+    return op.bytes
 
 
 def _forward_slots(cfg: TransformerConfig, phase: str, batch: int, seq: int,
@@ -142,7 +172,7 @@ def _spans(slots: list[_Slot], fusions: frozenset[str]) -> list[_Span]:
             parts = [slots[i].op for i in (qk, sm, sv)]
             fused = attention_fused_like(parts[0])
             fwd = sum(p.bytes for p in parts) - fused.bytes
-            bwd = sum(_bwd_factor(p) * p.bytes for p in parts) - 2 * fused.bytes
+            bwd = sum(backward_bytes(p) for p in parts) - backward_bytes(fused)
             out.append(_Span(qk, sv, "flash", fwd, bwd))
         if "norm" in fusions:
             for norm, consumers in (("input_layernorm", ("q_proj", "k_proj", "v_proj")),
@@ -210,7 +240,7 @@ def _kernels_for(parts: list[Op], members: list[_Span], count: int, in_layer: bo
                   raw - sum(saved_fwd.values()), sum(_useful(p) for p in parts), 1, count, raw,
                   tuple(p.name for p in parts), saved_fwd, in_layer)]
     if phase == "train":
-        raw_b = sum(_bwd_factor(p) * p.bytes for p in parts)
+        raw_b = sum(backward_bytes(p) for p in parts)
         has_matmul = any(p.kind in MATMUL_KINDS for p in parts)
         # FlashAttention's backward recomputes QK^T (the scores never reached HBM): 2.5x the
         # forward's matmul FLOPs, the extra half not useful (MFU counts 3x the forward).
@@ -226,10 +256,12 @@ def _kernels_for(parts: list[Op], members: list[_Span], count: int, in_layer: bo
 
 
 def step_kernels(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float,
-                 fusions: frozenset[str] | set[str] = frozenset()
+                 fusions: frozenset[str] | set[str] = frozenset(), optimizer_shards: int = 1
                  ) -> tuple[list[Kernel], list[tuple[str, str, Kernel]]]:
     """Every kernel of one step (forward, backward and optimizer for train), fused as asked;
-    and, for each op of one middle decoder layer, (op name, op class, its forward kernel)."""
+    and, for each op of one middle decoder layer, (op name, op class, its forward kernel).
+    optimizer_shards: the data-parallel GPUs the AdamW state is sharded over (ZeRO stage ≥ 1):
+    each updates only its 1 / shards of the parameters."""
     fusions = check_fusions(fusions)
     slots, counts, mid = _forward_slots(cfg, phase, batch, seq, b)
     groups = {lo: (hi, members) for lo, hi, members in _merge(_spans(slots, fusions))}
@@ -247,7 +279,7 @@ def step_kernels(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: fl
                    if s.segment == mid]
         i = hi + 1
     if phase == "train":
-        opt = adamw(cfg.params, 4.0, "adamw")
+        opt = adamw(cfg.params / optimizer_shards, 4.0, "adamw")
         kernels.append(Kernel(opt.name, opt.op_class, "optimizer", opt.flops, opt.bytes, 0.0, 1,
                               1, opt.bytes, (opt.name,)))
     return kernels, placed

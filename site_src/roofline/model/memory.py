@@ -7,23 +7,31 @@ Formulas (stated on the budget page, and the only place they are written):
   bf16 gradients 2 B, fp32 master weights, momentum and variance 4 + 4 + 4 B: 16 B per
   parameter. ZeRO stage 1 shards the 12 B of optimizer state over the data-parallel GPUs,
   stage 2 also the gradients, stage 3 also the weights.
-- Activations kept for the backward pass (Korthikanti et al. 2022, "Reducing Activation
-  Recomputation in Large Transformer Models", eq. 1-2 and §5), per layer, in bytes, for
-  sequence s, micro-batch b, hidden h, heads a, 16-bit activations:
-    no recomputation:        s·b·h·(34 + 5·a·s/h)
-    selective recomputation: s·b·h·34   (the attention scores are recomputed; FlashAttention
-                                         never stores them either, so it gives the same)
-    full recomputation:      s·b·h·2    (each layer's input), plus one layer's activations
-                                         (s·b·h·34, or with the scores when not fused) alive
-                                         while that layer is recomputed.
-  The 34 counts a GPT block (4h MLP, dropout masks); for a Llama block it is an approximation.
-- Inference: the KV cache, 2 (K and V) × layers × kv_heads × head_dim × tokens cached × b
-  (MLA: layers × (kv_lora_rank + qk_rope_head_dim) × tokens × b, the compressed cache),
-  plus one layer's working set (the activation formula above for one layer: the prompt's s
-  tokens at prefill, scores stored unless FlashAttention; one token at decode).
-- The chip's capacity is its HBM as the catalog stores it (binary: an H100 holds 80 GiB).
-  Runtime overheads (CUDA context, allocator fragmentation, NCCL buffers) are not counted, so
-  "fits" is necessary, not sufficient.
+- Activations kept for the backward pass, per layer of a Llama block, in bytes, for s tokens per
+  sequence, batch B, hidden size h, KV width kv (kv_heads × head_dim), FFN width f, a heads and
+  b bytes per activation: each tensor a backward kernel of roofline.model.kernels reads, once.
+    b·s·B·(6h + 2kv + 3f)   the two norms' inputs and outputs, Q, K, V, the attention output
+                            (the output projection's input), and SiLU·mul's g, u and product
+    + b·a·s²·B              the softmax's output, which QKᵀ's and S·V's backward need, unless
+                            it is recomputed (selective recomputation, or FlashAttention, which
+                            keeps only a 4-byte log-sum-exp per row and head: + 4·a·s·B)
+  Full recomputation keeps each layer's input, b·s·B·h, plus one layer's activations alive
+  while that layer is recomputed. This is Korthikanti et al. 2022's count (eq. 1-2, "Reducing
+  Activation Recomputation in Large Transformer Models") redone for a Llama block: no dropout
+  (Llama trains without, so none of their dropout masks and dropout outputs: 5·a·s/h becomes
+  a·s/h), a SwiGLU MLP of width f instead of 4h, RMSNorm, grouped K and V. It assumes SiLU·mul
+  runs as one kernel (eager PyTorch, which runs SiLU and the multiply apart, also keeps silu(g):
+  + b·s·B·f), 16-bit activations, rotary embeddings recomputed from the positions, and leaves
+  out the embedding, final norm, LM head and loss (one layer's worth at most).
+- Inference keeps nothing for a backward pass: its activations are one layer's working set at
+  its largest moment, the larger of attention (the residual stream, Q, K, V and the scores and
+  their softmax, or FlashAttention's output) and the MLP (the residual stream, g, u and their
+  product). The KV cache: 2 (K and V) × layers × kv_heads × head_dim × tokens cached × b
+  (MLA: layers × (kv_lora_rank + qk_rope_head_dim) × tokens × b, the compressed cache).
+- The chip's capacity is what the catalog says programs can use: the HBM's visible capacity
+  (nvidia-smi's total) where the catalog gives one, else the HBM as built (binary: an H100 is
+  built with 80 GiB and shows 81,559 MiB). Runtime overheads (CUDA context, allocator
+  fragmentation, NCCL buffers) are not counted, so "fits" is necessary, not sufficient.
 """
 
 from __future__ import annotations
@@ -37,8 +45,7 @@ ADAM_STATE_BYTES_PER_PARAM = 12.0  # fp32 master weights, momentum, variance
 GRAD_BYTES_PER_PARAM = 2.0         # bf16 gradients
 RECOMPUTE = ("none", "selective", "full")
 ZERO_STAGES = (0, 1, 2, 3)
-KORTHIKANTI_CONST = 34.0
-KORTHIKANTI_SCORES = 5.0
+LSE_BYTES = 4.0  # FlashAttention's log-sum-exp per row and head, fp32
 
 
 @dataclass(frozen=True)
@@ -87,13 +94,36 @@ class Memory:
                 "fits": self.fits, "overflow": self.overflow}
 
 
-def activation_bytes_per_layer(cfg: TransformerConfig, batch: int, seq: int, *,
-                               scores_stored: bool) -> float:
-    """Korthikanti et al. 2022, eq. 1: s·b·h·(34 + 5·a·s/h) with the attention scores stored,
-    s·b·h·34 without them (selective recomputation, or FlashAttention)."""
-    sbh = seq * batch * cfg.d_model
-    scores = KORTHIKANTI_SCORES * cfg.heads * seq / cfg.d_model if scores_stored else 0.0
-    return sbh * (KORTHIKANTI_CONST + scores)
+def activation_bytes_per_layer(cfg: TransformerConfig, batch: int, seq: int, b: float, *,
+                               scores_stored: bool, flash: bool = False) -> float:
+    """Bytes one Llama layer keeps for its backward pass (the module docstring derives it):
+    b·s·B·(6h + 2kv + 3f), plus the softmax's output b·a·s²·B when stored, plus
+    FlashAttention's log-sum-exp 4·a·s·B."""
+    tokens = seq * batch
+    kept = b * tokens * (6 * cfg.d_model + 2 * cfg.kv_dim + 3 * cfg.ffn)
+    scores = b * cfg.heads * seq * seq * batch if scores_stored else 0.0
+    lse = LSE_BYTES * cfg.heads * tokens if flash else 0.0
+    return kept + scores + lse
+
+
+def inference_working_bytes(cfg: TransformerConfig, batch: int, q_len: int, kv_len: int,
+                            b: float, *, flash: bool) -> float:
+    """One layer's largest moment at inference (nothing kept for a backward pass): attention
+    holds the residual stream, Q, K and V, and the scores and their softmax (or, fused, the
+    output); the MLP holds the residual stream, g, u and their product."""
+    tokens = q_len * batch
+    d, kv, f = cfg.d_model, cfg.kv_dim, cfg.ffn
+    attention = (tokens * (3 * d + 2 * kv) if flash else
+                 tokens * (2 * d + 2 * kv) + 2 * cfg.heads * q_len * kv_len * batch)
+    mlp = tokens * (d + 3 * f)
+    return b * max(attention, mlp)
+
+
+def usable_capacity_bytes(hbm) -> float:
+    """What programs can allocate of a chip's HBM tier: its visible capacity where the catalog
+    gives one, else its capacity as built."""
+    visible = getattr(hbm, "visible_capacity_bytes", None)
+    return visible if visible is not None else hbm.capacity_bytes
 
 
 def kv_cache_bytes(cfg: TransformerConfig, batch: int, tokens: int, b: float) -> float:
@@ -114,19 +144,18 @@ def step_memory(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: flo
         grads = params * GRAD_BYTES_PER_PARAM / (dp if z >= 2 else 1)
         optimizer = params * ADAM_STATE_BYTES_PER_PARAM / (dp if z >= 1 else 1)
         scores = not flash and sharding.recompute == "none"
-        per_layer = activation_bytes_per_layer(cfg, batch, seq, scores_stored=scores)
+        per_layer = activation_bytes_per_layer(cfg, batch, seq, b, scores_stored=scores,
+                                               flash=flash)
         if sharding.recompute == "full":
-            acts = (2 * seq * batch * cfg.d_model * cfg.layers
-                    + activation_bytes_per_layer(cfg, batch, seq, scores_stored=not flash))
+            acts = (b * seq * batch * cfg.d_model * cfg.layers
+                    + activation_bytes_per_layer(cfg, batch, seq, b, scores_stored=not flash,
+                                                 flash=flash))
         else:
             acts = per_layer * cfg.layers
         return Memory(weights, grads, optimizer, acts, 0.0, capacity)
-    if phase == "prefill":
-        working = activation_bytes_per_layer(cfg, batch, seq, scores_stored=not flash)
-        return Memory(params * b, 0.0, 0.0, working, kv_cache_bytes(cfg, batch, seq, b),
-                      capacity)
-    if phase == "decode":
-        working = activation_bytes_per_layer(cfg, batch, 1, scores_stored=False)
+    if phase in ("prefill", "decode"):
+        q_len = seq if phase == "prefill" else 1
+        working = inference_working_bytes(cfg, batch, q_len, seq, b, flash=flash)
         return Memory(params * b, 0.0, 0.0, working, kv_cache_bytes(cfg, batch, seq, b),
                       capacity)
     raise RooflineError(f"unknown phase {phase!r}", field="phase",

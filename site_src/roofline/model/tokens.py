@@ -1,14 +1,15 @@
-"""Two rules the roofline implies for a whole model, both mirrored by lesson_site/js/tokens.mjs and
-checked against the one case file tests/cases/tokens_cases.json:
+"""Tokens per step, the rule the roofline implies for a whole model, mirrored by
+lesson_site/js/tokens.mjs (the tokens explorer) and checked against the one case file
+tests/cases/tokens_cases.json.
 
-- Tokens per step. A matmul of T tokens against a d × f weight matrix does 2·T·d·f FLOPs and
-  moves d·f weights plus T·(d + f) activations. Counting the weights only, its AI is
-  2·T / (bytes per weight), so it reaches the ridge (peak / BW) once
-  T ≥ peak × bytes per weight ÷ (2 × BW): the scaling book's critical batch. Counting the
-  activations too, T must be a little larger.
-- Overhead, the third regime. A kernel can take no less than its launch time, so
-  time ≥ max(FLOPs / peak, bytes / BW, launch). The launch figure and its basis live in
-  data/overhead.toml.
+A matmul of T tokens against a d × f weight matrix does 2·T·d·f FLOPs and moves d·f weights
+plus T·(d + f) activations. Counting the weights only, its AI is 2·T / (bytes per weight), so it
+reaches the ridge (peak / BW) once T ≥ peak × bytes per weight ÷ (2 × BW): the scaling book's
+critical batch. Counting the activations too, T must be a little larger. A threshold on a count
+rounds up: min_compute_bound_tokens is the smallest whole T that is compute-bound.
+
+Below a few tokens a kernel is overhead-bound instead: the third regime is
+roofline.model.launch's, the one launch model the whole site uses.
 
     python -m roofline.model.tokens > tests/cases/tokens_cases.json
 """
@@ -18,14 +19,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-
-from roofline.model import datafile as _toml
-from roofline.model.datafile import Fields
-from roofline.errors import RooflineError
-
-OVERHEAD_PATH = _toml.DATA_DIR / "overhead.toml"
 
 
 # ---------------------------------------------------------------- tokens per step
@@ -99,60 +92,6 @@ def projection_points(tokens: float, peak_flops_per_s: float, bandwidth_bytes_pe
     return out
 
 
-# ---------------------------------------------------------------- the launch floor
-
-@dataclass(frozen=True)
-class LaunchFloor:
-    seconds: float
-    basis: str
-    source: str
-    source_title: str
-    url: str
-    note: str
-
-
-def load_launch_floor(path: Path | str | None = None) -> LaunchFloor:
-    """data/overhead.toml, read afresh each call (it is one small table)."""
-    path = Path(path) if path else OVERHEAD_PATH
-    data = _toml.load(path)
-    where = str(path)
-    sources = data.get("sources", {})
-    f = Fields(data.get("launch"), where=where, entry="launch")
-    seconds = f.positive("seconds")
-    if seconds >= 1e-3:
-        raise RooflineError(f"{seconds!r} s per launch is implausible: seconds expected",
-                            where=where, entry="launch", field="seconds")
-    basis, source, note = f.get("basis", str), f.get("source", str), f.get("note", str)
-    f.finish()
-    if source not in sources:
-        raise RooflineError(f"unknown source {source!r}", where=where, entry="launch",
-                            field="source", valid=sorted(sources))
-    s = Fields(sources[source], where=where, entry=f"sources.{source}")
-    title, url = s.get("title", str), s.get("url", str)
-    s.finish()
-    return LaunchFloor(seconds, basis, source, title, url, note)
-
-
-def kernel_time(flops: float, bytes_: float, peak_flops_per_s: float,
-                bandwidth_bytes_per_s: float, launch_s: float) -> float:
-    """time ≥ max(FLOPs / peak, bytes / BW, launch)."""
-    return max(flops / peak_flops_per_s, bytes_ / bandwidth_bytes_per_s, launch_s)
-
-
-def regime(flops: float, bytes_: float, peak_flops_per_s: float, bandwidth_bytes_per_s: float,
-           launch_s: float) -> str:
-    """'overhead' when the launch outlasts both roofline bounds; otherwise 'memory' strictly
-    below the ridge and 'compute' at or above it (as maths.bound)."""
-    if launch_s > max(flops / peak_flops_per_s, bytes_ / bandwidth_bytes_per_s):
-        return "overhead"
-    return "memory" if flops / bytes_ < peak_flops_per_s / bandwidth_bytes_per_s else "compute"
-
-
-def launch_share(launches: float, launch_s: float, step_time_s: float) -> float:
-    """Launch gaps added to a step, as a fraction of its roofline time."""
-    return launches * launch_s / step_time_s
-
-
 # ---------------------------------------------------------------- the shared case file
 
 # (label, compute precision, bytes per weight, bytes per activation)
@@ -166,9 +105,8 @@ def _num(x: float) -> float | None:
 
 def build_cases() -> dict:
     from roofline.model.catalog import default_catalog
-    from roofline.model.ops import default_zoo
-    from roofline.model.transformer import default_models, layer_ops
-    catalog, zoo = default_catalog(), default_zoo()
+    from roofline.model.transformer import default_models
+    catalog = default_catalog()
     models = default_models()
     shapes = {m: (cfg.d_model, cfg.ffn) for m, cfg in models.items()}
     tokens_cases = []
@@ -193,35 +131,15 @@ def build_cases() -> dict:
         for t in (1, 8, 64, 256, 295, 328, 512, 4096, 32768)
         for d, f in ((4096, 11008), (8192, 28672), (64, 64))
         for bpw, bpa in ((2.0, 2.0), (1.0, 1.0), (1.0, 2.0), (0.5, 2.0))]
-    launch = load_launch_floor().seconds
-    overhead_cases = []
-    h100 = catalog["h100-sxm"]
-    for acc, prec in ((h100, "bf16"), (catalog["a100-sxm-80gb"], "bf16"), (h100, "fp8")):
-        peak, bw = acc.peak_flops_per_s(prec), acc.hbm_bandwidth_bytes_per_s
-        b = catalog.precision(prec).bytes_per_element
-        ops = zoo.ops(b)
-        for phase, batch in (("decode", 1), ("train", 1)):
-            ops += layer_ops(models["llama-2-7b"], phase, batch, 4096 if phase == "decode"
-                             else 512, b)
-        for op in ops:
-            for ls in (0.0, launch):
-                overhead_cases.append({
-                    "hardware": acc.id, "precision": prec, "op": op.name,
-                    "flops": op.flops, "bytes": op.bytes, "peak": peak, "bw": bw,
-                    "launch": ls, "time": kernel_time(op.flops, op.bytes, peak, bw, ls),
-                    "regime": regime(op.flops, op.bytes, peak, bw, ls)})
-    share_cases = [{"launches": n, "launch": ls, "step": st, "share": launch_share(n, ls, st)}
-                   for n, ls, st in ((483, launch, 4.6e-3), (1256, launch, 1.185),
-                                     (419, 1e-6, 4.59e-3), (1, launch, launch))]
     shapes = [(4096, 4096), (4096, 11008), (8192, 1024), (64, 64)]
     projection_cases = [
         {"tokens": t, "peak": acc.peak_flops_per_s("bf16"), "bw": acc.hbm_bandwidth_bytes_per_s,
          "shapes": shapes, "points": projection_points(t, acc.peak_flops_per_s("bf16"),
                                                         acc.hbm_bandwidth_bytes_per_s, shapes,
                                                         2.0, 2.0)}
-        for acc in (h100, catalog["a100-sxm-80gb"]) for t in (1, 8, 64, 256, 328, 4096, 32768)]
-    return {"launch_s": launch, "tokens": tokens_cases, "intensity": intensity_cases,
-            "overhead": overhead_cases, "launch_share": share_cases,
+        for acc in (catalog["h100-sxm"], catalog["a100-sxm-80gb"])
+        for t in (1, 8, 64, 256, 328, 4096, 32768)]
+    return {"tokens": tokens_cases, "intensity": intensity_cases,
             "projections": projection_cases}
 
 

@@ -6,7 +6,7 @@ dataclass, a subclass of `WidgetSettings`, in the bokeh-free `settings.py` of it
 the only place that holds:
 
 - the defaults: the dataclass fields' defaults (the lesson's chip and precision come from
-  DEFAULT_HARDWARE / DEFAULT_PRECISION below, typed nowhere else);
+  DEFAULT_HARDWARE / DEFAULT_PRECISION below, the running example's, roofline.model.example);
 - the option schema: `OPTIONS`, a tuple of `Option(name, types, help, field=..., items=...)`.
   Every host parses into the dataclass through it, by way of the one door
   (roofline.hosts.door.settings): the fence (a YAML body), Sphinx (a parsed dict),
@@ -35,10 +35,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from roofline.errors import RooflineError, WidgetOptionError
+from roofline.model.example import EXAMPLE
 
-DEFAULT_HARDWARE = "h100-sxm"
+DEFAULT_HARDWARE = EXAMPLE.hardware
 """The lesson's chip: the default of every widget, CLI command and table that needs one."""
-DEFAULT_PRECISION = "bf16"
+DEFAULT_PRECISION = EXAMPLE.precision
 
 S = TypeVar("S", bound="WidgetSettings")
 

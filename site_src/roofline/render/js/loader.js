@@ -99,7 +99,7 @@
       if (t === "Figure" || t === "Plot") {
         m.setv({ background_fill_color: p.bg, border_fill_color: p.bg,
                  outline_line_color: p.grid });
-      } else if (t === "LogAxis" || t === "LinearAxis") {
+      } else if (t === "LogAxis" || t === "LinearAxis" || t === "CategoricalAxis") {
         m.setv({ axis_line_color: p.muted, major_tick_line_color: p.muted,
                  minor_tick_line_color: p.muted, major_label_text_color: p.ink,
                  axis_label_text_color: p.ink });

@@ -1,12 +1,13 @@
 // "Where the 50 % goes": the budget widget's one callback, its URL state and widget clamps.
-// Python (roofline.widgets.budget.layout) precomputes every model/phase/batch × fusion set; this file
-// selects one and draws it, with the arithmetic and texts of budget_view.mjs. The named exports
-// are checked by `node --test tests/js/` (budget.test.mjs, hostile_urls.test.mjs).
-// No Bokeh global: plot/budget.py bundles format.mjs, budget_view.mjs and this file into the one
+// Python (roofline.widgets.budget.payload) precomputes every setting's figures; this file reads
+// the controls and draws one setting with budget_view.mjs's selection and sums. The page's
+// loader themes the plots (render/js/loader.js), axes and "ink"-tagged labels alike. The named
+// exports are checked by `node --test tests/js/` (budget.test.mjs, hostile_urls.test.mjs).
+// No Bokeh global: layout.py bundles format.mjs, budget_view.mjs and this file into the one
 // blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
 import { seconds, sig } from "../../render/js/format.mjs";
-import { budgetView, maskOf, readoutText, waterfallBars, waterfallText } from "./budget_view.mjs";
+import { barsAt, classMs, comboIndex, readoutAt, snapIndex, viewAt, waterfallLines } from "./budget_view.mjs";
 import { params, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { setMarkup } from "../../render/js/markup.mjs";
 
@@ -69,41 +70,11 @@ export function nearestOption(options, x) {
   return best;
 }
 
-function clampWidget(w, lo, hi, integer) {
-  let x = Number(w.value);
-  if (!Number.isFinite(x)) x = lo;
-  x = Math.min(hi, Math.max(lo, integer ? Math.round(x) : x));
+// Snap a slider to its knob's nearest step (a URL may give any number in range).
+function snapWidget(w, knob) {
+  const x = knob.values[snapIndex(knob, w.value)];
   if (x !== w.value) w.value = x;
   return x;
-}
-
-// The page's loader recolours numeric axes for dark mode; the category axes are ours.
-function isDark() {
-  const scheme = document.body && document.body.getAttribute("data-md-color-scheme");
-  if (scheme) return scheme === "slate";
-  return !!(window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches);
-}
-
-function themeAxes(axes) {
-  const dark = isDark();
-  const ink = dark ? "#e2e4e9" : "#1f2328";
-  const muted = dark ? "#a4a9b6" : "#57606a";
-  for (const ax of axes) {
-    ax.setv({ major_label_text_color: ink, axis_line_color: muted, major_tick_line_color: muted });
-  }
-}
-
-function watchTheme(axes) {
-  if (typeof document === "undefined" || !axes || !axes.length) return;
-  themeAxes(axes);
-  if (document.body && typeof MutationObserver !== "undefined") {
-    new MutationObserver(() => themeAxes(axes))
-      .observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
-  }
-  if (window.matchMedia) {
-    const mq = window.matchMedia("(prefers-color-scheme: dark)");
-    if (mq.addEventListener) mq.addEventListener("change", () => themeAxes(axes));
-  }
 }
 
 export default function (args, obj, data, context) {
@@ -123,7 +94,6 @@ function update(args, obj, index) {
   const user = widgets.includes(obj);
   const L = P.limits;
 
-  if (!user && typeof window !== "undefined") watchTheme(args.axes);
   if (!user && P.url && typeof window !== "undefined") {
     const st = parseState(window.location.search, window.location.hash, {
       models: Object.keys(P.models), phases: P.phases, fusions: P.fusions, limits: L });
@@ -148,13 +118,14 @@ function update(args, obj, index) {
   batch.title = `Batch (× ${P.seq[ph].toLocaleString("en-US")} tokens)`;
   for (const w of [dp, overlap, zero, recompute]) w.disabled = ph !== "train";
 
-  const mask = maskOf(fusions.active);
+  const mask = comboIndex(fusions.active);
   const st = {
-    model: model.value, phase: ph, batch: Number(batch.value), mask,
-    efficiency: clampWidget(efficiency, L.efficiency[0], L.efficiency[1], false),
-    launch_s: clampWidget(launch, L.launch_us[0], L.launch_us[1], false) * 1e-6,
+    model: model.value, phase: ph, batch: Number(batch.value),
+    flash: ((mask >> P.fusions.indexOf("flash")) & 1) === 1,
+    efficiency: snapWidget(efficiency, P.knobs.efficiency),
+    launch_us: snapWidget(launch, P.knobs.launch_us),
     dp: P.dp_options.includes(Number(dp.value)) ? Number(dp.value) : P.dp_options[0],
-    overlap: clampWidget(overlap, L.overlap[0], L.overlap[1], false),
+    overlap: snapWidget(overlap, P.knobs.overlap),
     zero: P.zero.includes(Number(zero.value)) ? Number(zero.value) : 0,
     recompute: P.recompute.includes(recompute.value) ? recompute.value : "none",
   };
@@ -162,37 +133,31 @@ function update(args, obj, index) {
   const row = P.combos[key];
   if (!row || !P.models[model.value]) return;
   const e = row[mask];
-  const base = row[0];
-  const v = budgetView(P, e, st);
+  const v = viewAt(P, e, st);
 
-  args.waterfall.data = waterfallBars(v, P.rows, P.labels);
-  // A step that does not fit in memory shows no time.
-  const ms = e.classes.map((t) => (v.fits ? t * 1e3 : 0));
-  const ghost = base.classes.map((t) => (v.fits ? t * 1e3 : 0));
+  args.waterfall.data = barsAt(v, P);
+  // A step that does not fit in memory shows no time; the pale bar is the unfused time.
+  const ms = classMs(P, e, v.parts, v.fits);
+  const ghost = classMs(P, row[0], v.parts, v.fits);
   args.classes.data = {
     cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
     tx: ms.map((x, i) => Math.max(x, ghost[i])),
-    text: e.classes.map((t) => (t && v.fits ? seconds(t) : "—")),
+    text: ms.map((t) => (t ? seconds(t / 1e3) : P.texts.class_none)),
   };
-  const right = e.x.map((x) => x > P.peak / P.bw);
-  args.points.data = {
-    x: e.x, y: e.x.map((x) => Math.min(P.peak, x * P.bw) / 1e12), dy: e.dy, text: P.ops,
-    color: P.op_classes.map((c) => P.colors[c]),
-    align: right.map((r) => (r ? "right" : "left")), dx: right.map((r) => (r ? -7 : 7)),
-  };
+  args.points.data = { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) };
   // A step that does not fit says so over its empty plots (titles as [does not fit, fits]).
   (args.titles || []).forEach((t, i) => {
     const text = args.title_text[i][v.fits ? 1 : 0];
     if (t.text !== text) t.text = text;
   });
   // In the views' DOM, not by a re-layout of the whole root (markup.mjs).
-  setMarkup(index, args.readout, { text: readoutText(P, e, v, model.value, ph, batch.value) });
-  setMarkup(index, args.wf_text, { text: waterfallText(v, P.labels) });
+  setMarkup(index, args.readout, { text: readoutAt(P, e, v, st) });
+  setMarkup(index, args.wf_text, { text: waterfallLines(v, P) });
 
   if (user && P.url) {
     writeURL({ model: model.value, phase: ph, batch: Number(batch.value),
                fuse: fusions.active.slice().sort().map((i) => P.fusions[i]),
-               eff: st.efficiency, launch: st.launch_s * 1e6, dp: st.dp, overlap: st.overlap,
+               eff: st.efficiency, launch: st.launch_us, dp: st.dp, overlap: st.overlap,
                zero: st.zero, rec: st.recompute });
   }
 }

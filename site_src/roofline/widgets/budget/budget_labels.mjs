@@ -1,5 +1,5 @@
 // The budget's roofline of one layer's ops: their names laid out by the roofline's own label
-// layout (labels.mjs) from the canvas's measured text widths, so no two names overlap and none
+// layout (labels.mjs, sized by its font metrics), so no two names overlap and none
 // leaves the frame (the old fixed offsets stacked "input_layernorm" on "act_fn"). Ops at one
 // point (q/k/v/o_proj share an intensity) take one row each; a name with no free place is left
 // out rather than drawn over another. plot/budget.py runs the default export when the points
@@ -35,7 +35,7 @@ export function pointLabels(points) {
 }
 
 // The shown labels as the LabelSet's columns.
-export function labelColumns(placed) {
+export function nameColumns(placed) {
   const cols = { x: [], y: [], text: [], dx: [], dy: [], align: [], baseline: [] };
   for (const l of placed) {
     if (!l.shown) continue;
@@ -53,7 +53,7 @@ export default function (args) {
   const fig = args.fig;
   const d = args.points.data;
   if (!d.x || !d.x.length) {
-    args.labels.data = labelColumns([]);
+    args.labels.data = nameColumns([]);
     if (args.leaders) args.leaders.data = { x0: [], y0: [], x1: [], y1: [] };
     return;
   }
@@ -62,7 +62,7 @@ export default function (args) {
   const [w, h] = frameSize(fig);
   const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
   const placed = layoutPoints(points, xr, yr, w, h, args.roof ? [[args.roof.x, args.roof.y]] : []);
-  args.labels.data = labelColumns(placed);
+  args.labels.data = nameColumns(placed);
   // a name moved away from its point is tied to it (q/k/v/o_proj's names stack in rows)
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

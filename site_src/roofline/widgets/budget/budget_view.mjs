@@ -1,193 +1,170 @@
-// The budget widget's pure half: it adds the overheads the roofline cannot see to one
-// precomputed budget, with the arithmetic of roofline.budget.waterfall_terms and
-// roofline.memory, and words the result. Checked by `node --test tests/js/budget.test.mjs`
-// against tests/cases/budget_cases.json, which pytest checks against the Python model.
-// budget.mjs (the callback) imports it; plot/budget.py bundles the two for BokehJS.
+// The budget widget's pure half. Python is the one copy of every formula
+// (roofline.widgets.budget.payload carries each setting's figures precomputed by the model);
+// this file only selects the figures of one setting, sums them, divides by the total, places
+// the waterfall's labels (the one copy of that layout rule) and fills the payload's text
+// templates. Checked by `node --test tests/js/budget.test.mjs` against
+// tests/cases/budget_cases.jsonl, whose expected figures are roofline.model.budget's.
+// budget.mjs (the callback) imports it; layout.py bundles the two for BokehJS.
 
 import { capacity, num, percent, seconds } from "../../render/js/format.mjs";
 
-// ---------------------------------------------------------------- the budget arithmetic
-
 // Active checkbox indices -> index of the precomputed fusion combination (bit i = fusion i).
-export function maskOf(active) {
+export function comboIndex(active) {
   let mask = 0;
   for (const i of active) if (Number.isInteger(i) && i >= 0 && i < 4) mask |= 1 << i;
   return mask;
 }
 
-// Ring all-reduce of the gradients: 2 (N - 1) / N × gradient bytes / link bandwidth.
-export function allreduceTime(params, gradBytesPerElement, dp, linkBw) {
-  if (dp <= 1 || !linkBw) return 0;
-  return 2 * (dp - 1) / dp * params * gradBytesPerElement / linkBw;
+// A slider value's position in its knob's table: the nearest step, within the table.
+export function snapIndex(knob, x) {
+  const i = Math.round((Number(x) - knob.lo) / knob.step);
+  return Math.min(knob.table.length - 1, Math.max(0, Number.isFinite(i) ? i : 0));
 }
 
-// The step takes T = ideal + the causes' times, so MFU = ideal / T; each cause loses t / T of
-// peak whatever the order, and the losses add up to 1 - MFU (as roofline.budget).
-export function waterfallTerms(ideal, times) {
-  const total = times.reduce((s, [, t]) => s + t, ideal);
-  let level = 1;
-  const out = [];
-  for (const [key, t] of times) {
-    const after = level - t / total;
-    out.push({ key, time: t, before: level, after });
-    level = after;
+// [degree, stage, recomputation] indices of a setting; an unsharded (inference) step has one
+// of each, whatever the disabled controls say.
+function shardAt(P, st) {
+  if (!P.sharded[st.phase]) return [0, 0, 0];
+  return [Math.max(0, P.dp_options.indexOf(st.dp)), Math.max(0, P.zero.indexOf(st.zero)),
+          Math.max(0, P.recompute.indexOf(st.recompute))];
+}
+
+// The components of roofline.model.waterfall.WATERFALL_TERMS for one setting: the fusion
+// set's (per recomputation where they vary) and the sharding's.
+export function partsAt(P, e, st) {
+  const [dpi, zi, ri] = shardAt(P, st);
+  const parts = {};
+  for (const [k, v] of Object.entries(e.c)) parts[k] = Array.isArray(v) ? v[ri] : v;
+  const shard = P.shard[`${st.model}|${st.phase}`][dpi][zi];
+  P.shard_keys.forEach((k, i) => { parts[k] = shard[i]; });
+  return parts;
+}
+
+// The factors each slider's position gives (the payload's knob tables).
+export function sliderFactors(P, st) {
+  const out = {};
+  for (const [name, knob] of Object.entries(P.knobs)) {
+    out[knob.factor] = knob.table[snapIndex(knob, st[name])];
   }
   return out;
 }
 
-// Bytes per GPU of one step (as roofline.memory.step_memory): weights, gradients and AdamW
-// state (ZeRO shards them over the data-parallel GPUs), activations (Korthikanti et al. 2022:
-// s·b·h·(34 + 5·a·s/h) per layer, 34 without the scores, 2 per layer input with full
-// recomputation plus one layer alive) and the KV cache.
-export function stepMemory(P, model, phase, batch, flash, dp, zero, recompute) {
-  const m = P.models[model];
-  const M = P.memory;
-  const seq = P.seq[phase];
-  const acts = (s, scores) => s * batch * m.d * (M.k + (scores ? M.scores * m.heads * s / m.d : 0));
-  const kv = (tokens) => 2 * m.layers * m.kv_heads * m.head_dim * tokens * batch * P.b;
-  let w = m.params * P.b, g = 0, o = 0, a = 0, c = 0;
-  if (phase === "train") {
-    const n = Math.max(1, dp);
-    w /= zero >= 3 ? n : 1;
-    g = m.params * M.grad / (zero >= 2 ? n : 1);
-    o = m.params * M.adam / (zero >= 1 ? n : 1);
-    if (recompute === "full") a = 2 * seq * batch * m.d * m.layers + acts(seq, !flash);
-    else a = acts(seq, !flash && recompute === "none") * m.layers;
-  } else if (phase === "prefill") {
-    a = acts(seq, !flash);
-    c = kv(seq);
-  } else {
-    a = acts(1, false);
-    c = kv(seq);
-  }
-  const total = w + g + o + a + c;
-  return { weights: w, gradients: g, optimizer: o, activations: a, kv_cache: c, total,
-           capacity: P.hbm, fits: total <= P.hbm, overflow: Math.max(0, total - P.hbm) };
+// WATERFALL_TERMS over the parts: each cause's seconds, a sum of component × factor.
+export function causeTimes(P, parts, factors) {
+  return P.terms.map(([key, pairs]) => [key, pairs.reduce(
+    (s, [c, f]) => s + parts[c] * (f === null ? 1 : factors[f]), 0)]);
 }
 
-// The numbers one state of the page shows. e: a precomputed entry ({ideal, step, launches,
-// roof: [memory, attention, gemm], fwd: [full, selective]}); st: {model, phase, batch, mask,
-// efficiency, launch_s, dp, overlap, zero, recompute}.
-export function budgetView(P, e, st) {
-  const train = st.phase === "train";
-  const linkBw = P.link ? P.link.bw : 0;
-  const ar = train ? allreduceTime(P.models[st.model].params, P.grad_bytes_per_element, st.dp,
-                                   linkBw) : 0;
-  const recompute = train ? st.recompute : "none";
-  const rec = { none: 0, full: e.fwd[0], selective: e.fwd[1] }[recompute];
-  const terms = waterfallTerms(e.ideal, [
-    ["memory", e.roof[0]], ["attention", e.roof[1]], ["gemm", e.roof[2]],
-    ["efficiency", e.step * (1 / st.efficiency - 1)], ["launch", e.launches * st.launch_s],
-    ["communication", (1 - st.overlap) * ar], ["recompute", rec / st.efficiency]]);
-  const flash = ((st.mask >> P.fusions.indexOf("flash")) & 1) === 1;
-  const mem = (zero, rc) => stepMemory(P, st.model, st.phase, st.batch, flash,
-                                       train ? st.dp : 1, zero, rc);
-  const memory = mem(train ? st.zero : 0, recompute);
-  let fix = null;
-  if (!memory.fits && train) {
-    search: for (const rc of P.recompute) {
-      for (const z of P.zero) {
-        if (mem(z, rc).fits) { fix = { zero: z, recompute: rc }; break search; }
-      }
-    }
-  }
-  return { terms, bound: e.ideal / e.step, mfu: terms[terms.length - 1].after, allreduce: ar,
-           memory, fits: memory.fits, fix };
+// The step takes T = ideal + the causes' times; each cause loses t / T of peak.
+export function lossLevels(ideal, times) {
+  const total = times.reduce((s, [, t]) => s + t, ideal);
+  let level = 1;
+  return times.map(([key, t]) => {
+    const after = level - t / total;
+    const out = { key, time: t, before: level, after };
+    level = after;
+    return out;
+  });
 }
 
-const COLORS = { loss: "#d1352b", mfu: "#2e9e48", peak: "#7a8290" };
+// Bytes per GPU of one setting: the sharded state, the activations and the KV cache, summed.
+export function memoryAt(P, st) {
+  const [dpi, zi, ri] = shardAt(P, st);
+  const key = `${st.model}|${st.phase}|${st.batch}`;
+  const [weights, gradients, optimizer] = P.state[`${st.model}|${st.phase}`][dpi][zi];
+  const activations = P.acts[key][st.flash ? 1 : 0][ri];
+  const kv = P.kv[key];
+  const total = weights + gradients + optimizer + activations + kv;
+  return { weights, gradients, optimizer, activations, kv_cache: kv, total, capacity: P.hbm,
+           fits: total <= P.hbm, overflow: total > P.hbm ? total - P.hbm : 0,
+           fix: P.fix_texts[P.fix[key][st.flash ? 1 : 0][dpi]] };
+}
 
-// The room (in % of peak, of the axis's 0–119) a "−22.7 pt" label needs in a phone's
-// ~240 px frame; a label given less would be cut by the frame (the layout gate's live check).
-// The axis ends at 119 (budget_widget.WATERFALL_END): room for the peak row's "100%".
-export const WATERFALL_LABEL_ROOM = 28;
-const WATERFALL_END = 119;
+// Everything one setting shows. e: its precomputed entry; st: {model, phase, batch, flash,
+// efficiency, launch_us, dp, overlap, zero, recompute}.
+export function viewAt(P, e, st) {
+  const parts = partsAt(P, e, st);
+  const terms = lossLevels(e.ideal, causeTimes(P, parts, sliderFactors(P, st)));
+  const step = P.step_parts.reduce((s, k) => s + parts[k], 0);
+  const memory = memoryAt(P, st);
+  return { parts, terms, step, bound: e.ideal / step, mfu: terms[terms.length - 1].after,
+           memory, fits: memory.fits };
+}
 
-// [x, align, dx] of a waterfall row's label.
-export function waterfallLabelAt(drop, lo, hi) {
+const FORMATS = { percent: (x) => percent(x, 3), seconds, capacity, num: (x) => num(x, 3),
+                  text: String };
+
+// A payload template with its {name:format} fields filled.
+export function fillText(template, values) {
+  return template.replace(/\{(\w+)(?::(\w+))?\}/g,
+                          (_, name, f) => (FORMATS[f] || String)(values[name]));
+}
+
+// [x, align, dx] of a waterfall row's label: a drop's left of it, or right where the left has
+// no room on a phone, or inside a bar too wide for either; a level's right of it.
+export function labelSpot(drop, lo, hi, P) {
   if (!drop) return [hi, "left", 4];
-  if (lo >= WATERFALL_LABEL_ROOM) return [lo, "right", -4];
-  if (WATERFALL_END - hi >= WATERFALL_LABEL_ROOM) return [hi, "left", 4];
+  if (lo >= P.label_room) return [lo, "right", -4];
+  if (P.wf_end - hi >= P.label_room) return [hi, "left", 4];
   return [(lo + hi) / 2, "center", 0];
 }
 
 // Horizontal waterfall rows in percent: peak, each cause's loss, the final MFU; a step that
 // does not fit in memory gets empty bars and says so.
-export function waterfallBars(v, rows, labels) {
+export function barsAt(v, P) {
+  const T = P.texts, C = P.bar_colors;
   const terms = Object.fromEntries(v.terms.map((t) => [t.key, t]));
   const out = { row: [], left: [], right: [], color: [], text: [], tx: [], align: [], dx: [] };
-  for (const key of rows) {
-    let lo, hi, color, text;
+  for (const key of P.rows) {
+    let lo = 0, hi = 0, color = C.peak, text = "";
     if (!v.fits) {
-      [lo, hi, color, text] = [0, 0, COLORS.peak, key === "mfu" ? "does not fit" : ""];
+      text = key === "mfu" ? T.bar_misfit : "";
     } else if (key === "peak") {
-      [lo, hi, color, text] = [0, 100, COLORS.peak, "100%"];
+      [hi, text] = [100, T.bar_peak];
     } else if (key === "mfu") {
-      [lo, hi, color, text] = [0, v.mfu * 100, COLORS.mfu, percent(v.mfu, 3)];
+      [hi, color, text] = [v.mfu * 100, C.mfu, fillText(T.bar_mfu, { mfu: v.mfu })];
     } else {
       const t = terms[key];
-      [lo, hi, color] = [t.after * 100, t.before * 100, COLORS.loss];
-      const drop = (t.before - t.after) * 100;
-      text = drop ? `−${num(drop, 3)} pt` : "0 pt";
+      [lo, hi, color] = [t.after * 100, t.before * 100, C.loss];
+      const drop = hi - lo;
+      text = drop ? fillText(T.bar_drop, { drop }) : T.bar_none;
     }
-    out.row.push(labels[key]);
+    const [x, align, dx] = labelSpot(color === C.loss, lo, hi, P);
+    out.row.push(P.labels[key]);
     out.left.push(lo);
     out.right.push(hi);
     out.color.push(color);
     out.text.push(text);
-    // A drop's label sits left of it, or right where the left has no room for it on a phone
-    // (WATERFALL_LABEL_ROOM), or inside a bar too wide for either; a level's right of its bar.
-    const [tx, align, dx] = waterfallLabelAt(color === COLORS.loss, lo, hi);
-    out.tx.push(tx);
+    out.tx.push(x);
     out.align.push(align);
     out.dx.push(dx);
   }
   return out;
 }
 
-export function waterfallText(v, labels) {
-  if (!v.fits) return "Does not fit in memory: no time budget.";
-  const lines = ["From 100% of peak:"];
-  for (const t of v.terms) {
-    lines.push(`${labels[t.key]}: −${num((t.before - t.after) * 100, 3)} pt (${seconds(t.time)})`);
-  }
-  lines.push(`MFU estimate: ${percent(v.mfu, 3)}`);
-  return lines.join("\n");
+export function waterfallLines(v, P) {
+  const T = P.texts;
+  if (!v.fits) return T.wf_misfit;
+  return [T.wf_head,
+          ...v.terms.map((t) => fillText(T.wf_line, { label: P.labels[t.key],
+                                                       drop: (t.before - t.after) * 100,
+                                                       time: t.time })),
+          fillText(T.wf_foot, { mfu: v.mfu })].join("\n");
 }
 
-const RECOMPUTE_WORDS = { none: "no recomputation", selective: "selective recomputation",
-                         full: "full recomputation" };
-
-function fixText(v, phase) {
+export function readoutAt(P, e, v, st) {
   const m = v.memory;
-  if (phase !== "train") {
-    if (m.weights > m.capacity) {
-      return `The weights alone are ${capacity(m.weights)}: they need tensor parallelism over ` +
-        "more GPUs.";
-    }
-    return `The KV cache is ${capacity(m.kv_cache)}: a smaller batch or a shorter context ` +
-      "would fit.";
-  }
-  if (!v.fix) {
-    return "No ZeRO stage or recomputation fits it on these GPUs: it needs more GPUs or model " +
-      "parallelism.";
-  }
-  const words = RECOMPUTE_WORDS[v.fix.recompute];
-  return v.fix.zero ? `ZeRO-${v.fix.zero} with ${words} would fit.`
-    : `${words[0].toUpperCase()}${words.slice(1)} would fit.`;
+  const values = { what: P.what[`${st.model}|${st.phase}|${st.batch}`], bound: v.bound,
+                   mfu: v.mfu, step: v.step, saved: e.saved, total: m.total, hbm: P.hbm_label,
+                   overflow: m.overflow, fix: m.fix };
+  return fillText(v.fits ? P.texts.fits : P.texts.misfit, values);
 }
 
-export function readoutText(P, e, v, model, phase, batch) {
-  const m = v.memory;
-  const what = `${P.models[model].name}, ${phase}, batch ${batch} × ${P.seq[phase]} on ` +
-    `${P.hardware} (${P.precision_label})`;
-  if (!v.fits) {
-    return `Does not fit: ${what} needs ${capacity(m.total)} per GPU, ` +
-      `${capacity(m.overflow)} more than its ${P.hbm_label} of HBM. ${fixText(v, phase)} ` +
-      "No time is shown for a step that cannot run.";
-  }
-  const saved = e.saved.reduce((s, x) => s + x, 0);
-  return `${what}: MFU upper bound ${percent(v.bound, 3)}, after overheads ` +
-    `${percent(v.mfu, 3)}. Step ${seconds(e.step)} at the roofline; fusions keep ` +
-    `${capacity(saved)} off HBM per step. Memory ${capacity(m.total)} per GPU of ${P.hbm_label}.`;
+// Each op class's time per step (ms) for the bars: the entry's, plus the sharded component a
+// class is (the optimizer's), none when the step does not fit.
+export function classMs(P, e, parts, fits) {
+  return P.classes.map((c, i) => {
+    const part = P.class_parts[c] ? parts[P.class_parts[c]] : 0;
+    return fits ? (e.classes[i] + part) * 1e3 : 0;
+  });
 }

@@ -1,10 +1,11 @@
-""""Where the 50 % goes": the step time budget as an interactive Bokeh layout.
+""""Where the 50 % goes": the step time budget as an interactive Bokeh layout, and the
+```roofline-budget-table fence's renderer.
 
-The settings, the embedded data and the arithmetic the page's JavaScript mirrors live in the
-bokeh-free roofline.widgets.budget.payload; widgets/budget/budget.mjs selects one precomputed budget, adds the
-overheads the roofline cannot see and checks memory, the same arithmetic as roofline.model.budget and
-roofline.model.memory, checked against tests/cases/budget_cases.json. The static tables are in
-plot/budget_tables.py.
+The settings live in roofline.widgets.budget.settings, the embedded data (every setting's
+figures, precomputed by the model) in roofline.widgets.budget.payload; budget.mjs and
+budget_view.mjs select one setting's figures and draw them, from the first frame (on
+document_ready) on: the layout built here holds empty sources. The static tables are in
+roofline.widgets.budget.tables.
 
 Bokeh model names (for a host page or a test): `budget-model`, `budget-phase`, `budget-batch`,
 `budget-fusions` (CheckboxGroup, bit i = roofline.model.budget.FUSIONS[i]), `budget-efficiency`,
@@ -24,16 +25,12 @@ from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, Factor
                           Slider)
 from bokeh.plotting import figure as bokeh_figure
 
-from roofline import fmt
 from roofline.model.budget import CLASSES, FUSION_LABELS, FUSIONS, Assumptions
-from roofline.widgets.budget.payload import (BATCHES, CLASS_COLORS, CONTROLS_HEIGHT_PX,
-    DP_OPTIONS, LIMITS, SEQ, WATERFALL_END, WATERFALL_ROWS, WATERFALL_SHORT, cases, fusions_of,
-    mask_of, payload, readout_text, view, waterfall_bars, waterfall_text, write_cases)
-from roofline.model.catalog import Catalog
-from roofline.errors import RooflineError
+from roofline.widgets.budget.payload import (BATCHES, DP_OPTIONS, KNOBS, SEQ, WATERFALL_END,
+    WATERFALL_ROWS, WATERFALL_SHORT)
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES
 from roofline.widgets.budget.settings import BudgetSettings, BudgetTableSettings
-from roofline.widgets.budget.tables import ceilings_table, summary_table
+from roofline.widgets.budget.tables import summary_table
 from roofline.render import jsmodule
 from roofline.render.blockstyle import CONTROL_CSS
 
@@ -41,7 +38,6 @@ JS = Path(__file__).parent / "budget.mjs"
 LABELS_JS = JS.with_name("budget_labels.mjs")
 X_RANGE = (0.1, 10_000.0)
 BOUND_COLOR = "#2f7fd8"
-Options = BudgetSettings  # the older name of the settings object
 # Plot titles as [does not fit, fits]: a step that does not fit says so over its empty plots.
 TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of peak to MFU"],
           "classes": ["Does not fit in memory: no step time",
@@ -56,29 +52,18 @@ _WIDGET_CSS_TEXT = CONTROL_CSS + """
 
 # ---------------------------------------------------------------- the layout
 
-def figure(*, model: str = "llama-2-7b", phase: str = "train", batch: int = 4,
-           fusions: list[str] | tuple[str, ...] = (), hardware: str = "h100-sxm",
-           precision: str = "bf16", height: int = 300, url_state: bool = True,
-           zero: int = 0, recompute: str = "none", catalog: Catalog | None = None):
-    """The interactive budget as a Bokeh layout (`bokeh.io.show(figure())` works)."""
-    opts = BudgetSettings(model, phase, batch, tuple(fusions), hardware, precision, height,
-                          url_state, zero, recompute)
-    opts.check()
+def figure(settings: BudgetSettings | None = None, **options):
+    """The interactive budget as a Bokeh layout (`bokeh.io.show(figure())` works): for
+    `settings`, or for fence options as keyword arguments (`figure(phase="decode", batch=32)`),
+    by default the running example."""
+    opts = settings or BudgetSettings.from_options(options)
     return _build(opts, opts.payload())
 
 
-def _build(opts: Options, data: dict):
+def _build(opts: BudgetSettings, data: dict):
     # Style sheets are models too: a fresh one per layout, as a model joins only one document.
     css = InlineStyleSheet(css=_WIDGET_CSS_TEXT)
     defaults = Assumptions()
-    key = f"{opts.model}|{opts.phase}|{opts.batch}"
-    mask = mask_of(opts.fusions)
-    e, base = data["combos"][key][mask], data["combos"][key][0]
-    v = view(data, e, {"model": opts.model, "phase": opts.phase, "batch": opts.batch,
-                       "mask": mask, "efficiency": defaults.kernel_efficiency,
-                       "launch_s": defaults.launch_overhead_s, "dp": defaults.dp_degree,
-                       "overlap": defaults.overlap_fraction, "zero": opts.zero_stage,
-                       "recompute": opts.recompute})
 
     model = Select(name="budget-model", title="Model", value=opts.model,
                    options=[(k, m["name"]) for k, m in data["models"].items()], width=170,
@@ -97,17 +82,18 @@ def _build(opts: Options, data: dict):
     # Sliders and a select: keyboard-operable, and named for assistive technology (the
     # loader names slider handles after their titles); a spinner's buttons have no names.
     efficiency = Slider(name="budget-efficiency", title="Kernel efficiency",
-                        start=LIMITS["efficiency"][0], end=LIMITS["efficiency"][1], step=0.05,
-                        value=defaults.kernel_efficiency, format="0%", width=170,
-                        stylesheets=[css])
+                        start=KNOBS["efficiency"][0], end=KNOBS["efficiency"][1],
+                        step=KNOBS["efficiency"][2], value=defaults.kernel_efficiency,
+                        format="0%", width=170, stylesheets=[css])
     launch = Slider(name="budget-launch", title="Launch overhead (µs)",
-                    start=LIMITS["launch_us"][0], end=LIMITS["launch_us"][1], step=0.5,
-                    value=defaults.launch_overhead_s * 1e6, format="0.0", width=170,
-                    stylesheets=[css])
+                    start=KNOBS["launch_us"][0], end=KNOBS["launch_us"][1],
+                    step=KNOBS["launch_us"][2], value=defaults.launch_overhead_s * 1e6,
+                    format="0.0", width=170, stylesheets=[css])
     dp = Select(name="budget-dp", title="Data-parallel GPUs", value=str(defaults.dp_degree),
                 options=[str(n) for n in DP_OPTIONS], width=140, stylesheets=[css])
     overlap = Slider(name="budget-overlap", title="All-reduce overlap",
-                     start=0, end=1, step=0.05, value=defaults.overlap_fraction,
+                     start=KNOBS["overlap"][0], end=KNOBS["overlap"][1],
+                     step=KNOBS["overlap"][2], value=defaults.overlap_fraction,
                      format="0%", width=170, stylesheets=[css])
     zero = Select(name="budget-zero", title="ZeRO stage", value=str(opts.zero_stage),
                   options=[(str(z), f"{z}" if z else "0 (none)") for z in ZERO_STAGES],
@@ -116,19 +102,21 @@ def _build(opts: Options, data: dict):
                        value=opts.recompute, options=list(RECOMPUTE), width=150,
                        stylesheets=[css])
 
-    readout = Div(name="budget-readout", text=readout_text(data, e, v, opts.model, opts.phase,
-                                                           opts.batch),
-                  render_as_text=True, sizing_mode="stretch_width",
+    # The texts and every source are filled by budget.mjs from the first frame on.
+    readout = Div(name="budget-readout", text="", render_as_text=True,
+                  sizing_mode="stretch_width",
                   html_attributes={"aria-live": "polite", "role": "status"})
-    wf_text = Div(name="budget-waterfall-text", text=waterfall_text(v), render_as_text=True,
-                  sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=":host { white-space: pre-line; }")])
+    wf_text = Div(name="budget-waterfall-text", text="", render_as_text=True,
+                  sizing_mode="stretch_width",
+                  stylesheets=[InlineStyleSheet(css=":host { white-space: pre-line; }")])
 
     # -- per-class time bars: now (solid) over unfused (ghost)
-    class_src = ColumnDataSource(name="budget-class-bars", data=_class_bars(data, e, base, v))
+    class_src = ColumnDataSource(name="budget-class-bars", data={
+        k: [] for k in ("cls", "ms", "ghost", "color", "tx", "text")})
     classes = bokeh_figure(name="budget-classes", y_range=FactorRange(*reversed(CLASSES)),
                            height=opts.height - 40, sizing_mode="stretch_width", min_width=280,
                            toolbar_location=None, tools="", x_axis_label="time per step (ms)",
-                           title=TITLES["classes"][v["fits"]])
+                           title=TITLES["classes"][1])
     classes.hbar(y="cls", right="ghost", height=0.7, source=class_src, fill_color="color",
                  fill_alpha=0.22, line_color="color", line_alpha=0.5)
     classes.hbar(y="cls", right="ms", height=0.45, source=class_src, fill_color="color",
@@ -142,13 +130,14 @@ def _build(opts: Options, data: dict):
     classes.ygrid.grid_line_color = None
 
     # -- the waterfall
-    wf_src = ColumnDataSource(name="budget-waterfall-bars", data=waterfall_bars(v))
+    wf_src = ColumnDataSource(name="budget-waterfall-bars", data={
+        k: [] for k in ("row", "left", "right", "color", "text", "tx", "align", "dx")})
     rows = [WATERFALL_SHORT[k] for k in WATERFALL_ROWS]
     wf = bokeh_figure(name="budget-waterfall", y_range=FactorRange(*reversed(rows)),
                       x_range=Range1d(0, WATERFALL_END), height=opts.height, sizing_mode="stretch_width",
                       min_width=280, toolbar_location=None, tools="",
                       x_axis_label="% of peak FLOP/s",
-                      title=TITLES["waterfall"][v["fits"]])
+                      title=TITLES["waterfall"][1])
     wf.hbar(y="row", left="left", right="right", height=0.6, source=wf_src, fill_color="color",
             line_color=None)
     wf.add_layout(LabelSet(x="tx", y="row", text="text", source=wf_src, x_offset="dx",
@@ -157,7 +146,8 @@ def _build(opts: Options, data: dict):
     wf.ygrid.grid_line_color = None
 
     # -- the layer's ops on the roofline
-    pts_src = ColumnDataSource(name="budget-points", data=_points(data, e))
+    pts_src = ColumnDataSource(name="budget-points",
+                               data={k: [] for k in ("x", "y", "text", "color")})
     peak, bw = data["peak"], data["bw"]
     x0, x1 = X_RANGE
     rf = bokeh_figure(name="budget-roofline", x_axis_type="log", y_axis_type="log",
@@ -205,7 +195,7 @@ def _build(opts: Options, data: dict):
         efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, zero=zero,
         recompute=recompute, readout=readout,
         wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,
-        axes=[wf.yaxis[0], classes.yaxis[0]], titles=[wf.title, classes.title],
+        titles=[wf.title, classes.title],
         title_text=[TITLES["waterfall"], TITLES["classes"]]))
     for w in (model, phase, batch, efficiency, launch, dp, overlap, zero, recompute):
         w.js_on_change("value", callback)
@@ -224,37 +214,12 @@ def _build(opts: Options, data: dict):
     return layout
 
 
-def _class_bars(data: dict, e: dict, base: dict, v: dict) -> dict:
-    # A step that does not fit in memory shows no time (budget.mjs does the same).
-    ms = [t * 1e3 if v["fits"] else 0.0 for t in e["classes"]]
-    ghost = [t * 1e3 if v["fits"] else 0.0 for t in base["classes"]]
-    return {"cls": data["classes"], "ms": ms, "ghost": ghost,
-            "color": [CLASS_COLORS[c] for c in data["classes"]],
-            "tx": [max(a, b) for a, b in zip(ms, ghost)],
-            "text": [fmt.seconds(t) if t and v["fits"] else "—" for t in e["classes"]]}
-
-
-def _points(data: dict, e: dict) -> dict:
-    peak, bw = data["peak"], data["bw"]
-    # Points right of the ridge label leftwards, so the names stay inside a narrow plot.
-    right = [x > peak / bw for x in e["x"]]
-    return {"x": e["x"], "y": [min(peak, x * bw) / 1e12 for x in e["x"]], "dy": e["dy"],
-            "text": data["ops"], "color": [CLASS_COLORS[c] for c in data["op_classes"]],
-            "align": ["right" if r else "left" for r in right],
-            "dx": [-7 if r else 7 for r in right]}
-
-
 # ---------------------------------------------------------------- the fences
 
 def budget_block(settings: BudgetSettings) -> str:
     """```roofline-budget: the interactive time budget for validated settings."""
     from roofline.render.embed import block
-
-    s = settings
-    layout = figure(model=s.model, phase=s.phase, batch=s.batch, fusions=s.fusions,
-                    hardware=s.hardware, precision=s.precision, height=s.height,
-                    url_state=s.url_state, zero=s.zero_stage, recompute=s.recompute)
-    return block(layout, height_px=s.height_px, label=s.label)
+    return block(figure(settings), height_px=settings.height_px, label=settings.label)
 
 
 RESPONSIVE = {
@@ -268,12 +233,9 @@ RESPONSIVE = {
 
 
 def budget_table_block(settings: BudgetTableSettings) -> str:
-    """```roofline-budget-table: a static table of budget figures (the text alternative).
-    table: configs (train/prefill/decode, unfused, FlashAttention only, all fused), fusions
-    (bytes each fusion keeps off HBM in a training step) or ceilings (the chip's roofs and
-    diagonals with their sources) or memory (what a step holds per GPU, against HBM)."""
+    """```roofline-budget-table: a static table of budget figures (the text alternative; the
+    tables are BudgetTableSettings's)."""
     import markdown as _markdown
-
     s = settings
     table = summary_table(s.table, model=s.model, batch=s.batch, hardware=s.hardware,
                           precision=s.precision)

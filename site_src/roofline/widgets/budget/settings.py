@@ -1,6 +1,8 @@
-"""The ```roofline-budget widget's one settings object (bokeh-free): defaults, option schema,
-validation, reserved height and payload. The data and the arithmetic the page's JavaScript
-mirrors are in roofline.widgets.budget.payload; the Bokeh layout in roofline.widgets.budget.layout."""
+"""The budget fences' settings objects (bokeh-free; see widgets/base.py for the pattern):
+```roofline-budget (the interactive time budget, BudgetSettings) and ```roofline-budget-table
+(its static tables, BudgetTableSettings). The data the widget embeds is
+roofline.widgets.budget.payload's; the Bokeh layout and the tables' renderer are in
+roofline.widgets.budget.layout."""
 
 from __future__ import annotations
 
@@ -8,23 +10,34 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from roofline.errors import RooflineError
+from roofline.model.example import EXAMPLE
 from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION, Option, WidgetSettings
+
+
+def _check_chip(settings: WidgetSettings, hardware: str, precision: str) -> None:
+    from roofline.model.catalog import default_catalog
+    try:
+        default_catalog()[hardware].peak(precision)
+    except RooflineError as exc:
+        option = "hardware" if exc.field == "hardware" else "precision"
+        raise settings.fail(option, exc.detail, exc.valid) from None
 
 
 @dataclass(frozen=True)
 class BudgetSettings(WidgetSettings):
-    """Validated options of the interactive time budget. It opens by default on the stated
-    run: Llama 2 7B training at 4 × 4,096 tokens per GPU."""
-    model: str = "llama-2-7b"
-    phase: str = "train"
-    batch: int = 4
-    fusions: tuple[str, ...] = ()
+    """Validated options of the interactive time budget. It opens by default on the running
+    example (roofline.model.example): its model, phase, batch, fusions, chip, precision, ZeRO
+    stage and recomputation."""
+    model: str = EXAMPLE.model
+    phase: str = EXAMPLE.phase
+    batch: int = EXAMPLE.batch
+    fusions: tuple[str, ...] = EXAMPLE.fusions
     hardware: str = DEFAULT_HARDWARE
     precision: str = DEFAULT_PRECISION
     height: int = 300
     url_state: bool = True
-    zero_stage: int = 0
-    recompute: str = "none"
+    zero_stage: int = EXAMPLE.zero_stage
+    recompute: str = EXAMPLE.recompute
 
     KIND: ClassVar[str] = "roofline-budget"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
@@ -46,7 +59,6 @@ class BudgetSettings(WidgetSettings):
     def check(self) -> None:
         from roofline.model.budget import FUSIONS
         from roofline.widgets.budget.payload import BATCHES
-        from roofline.model.catalog import default_catalog
         from roofline.model.memory import RECOMPUTE, ZERO_STAGES
         from roofline.model.transformer import PHASES, default_models
         models = default_models()
@@ -60,12 +72,7 @@ class BudgetSettings(WidgetSettings):
         for f in self.fusions:
             if f not in FUSIONS:
                 raise self.fail("fuse", f"unknown fusion {f!r}", list(FUSIONS))
-        catalog = default_catalog()
-        try:
-            catalog[self.hardware].peak(self.precision)
-        except RooflineError as exc:
-            option = "hardware" if exc.field == "hardware" else "precision"
-            raise self.fail(option, exc.detail, exc.valid) from None
+        _check_chip(self, self.hardware, self.precision)
         if not (isinstance(self.height, int) and not isinstance(self.height, bool)
                 and 200 <= self.height <= 800):
             raise self.fail("height", f"height must be an integer from 200 to 800 (pixels), "
@@ -97,12 +104,12 @@ TABLES = ("configs", "fusions", "ceilings", "memory")
 @dataclass(frozen=True)
 class BudgetTableSettings(WidgetSettings):
     """```roofline-budget-table: one static table of budget figures (the text alternative to
-    the interactive budget): configs (step time and MFU by phase and fusion), fusions (bytes
-    each fusion keeps off HBM), ceilings (the chip's roofs and diagonals, sourced) or memory
-    (what one step holds per GPU, against HBM)."""
+    the widget): configs (train, prefill and decode with three sets of fusions), fusions (the
+    bytes each fusion keeps off HBM in a training step), ceilings (the chip's roofs and
+    diagonals with their sources) or memory (what a step holds per GPU, against the HBM)."""
     table: str = "configs"
-    model: str = BudgetSettings.model
-    batch: int = BudgetSettings.batch
+    model: str = EXAMPLE.model
+    batch: int = EXAMPLE.batch
     hardware: str = DEFAULT_HARDWARE
     precision: str = DEFAULT_PRECISION
 
@@ -110,27 +117,21 @@ class BudgetTableSettings(WidgetSettings):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("table", str, "which table: " + " | ".join(TABLES)),
         Option("model", str, "a transformer config id (models.toml)"),
-        Option("batch", int, "sequences per GPU of the training rows"),
+        Option("batch", int, "sequences per GPU of the training step"),
         Option("hardware", str, "a catalog id"),
         Option("precision", str, "a precision the chip has"),
     )
 
     def check(self) -> None:
-        from roofline.model.catalog import default_catalog
         from roofline.model.transformer import default_models
         if self.table not in TABLES:
             raise self.fail("table", f"unknown table {self.table!r}", list(TABLES))
         models = default_models()
         if self.model not in models:
             raise self.fail("model", f"unknown model {self.model!r}", list(models))
-        if not (isinstance(self.batch, int) and not isinstance(self.batch, bool)
-                and self.batch > 0):
+        if isinstance(self.batch, bool) or not (isinstance(self.batch, int) and self.batch > 0):
             raise self.fail("batch", f"must be a positive integer, got {self.batch!r}")
-        try:
-            default_catalog()[self.hardware].peak(self.precision)
-        except RooflineError as exc:
-            option = "hardware" if exc.field == "hardware" else "precision"
-            raise self.fail(option, exc.detail, exc.valid) from None
+        _check_chip(self, self.hardware, self.precision)
 
     @property
     def height_px(self) -> int:
@@ -141,4 +142,5 @@ class BudgetTableSettings(WidgetSettings):
         return f"Budget table: {self.table}"
 
     def payload(self) -> dict:
-        return {}
+        return {"table": self.table, "model": self.model, "batch": self.batch,
+                "hardware": self.hardware, "precision": self.precision}

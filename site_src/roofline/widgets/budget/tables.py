@@ -4,16 +4,17 @@ fusion savings, the chip's ceilings, and what one step holds in memory."""
 from __future__ import annotations
 
 from roofline import fmt
-from roofline.model.budget import FUSION_LABELS, FUSIONS, budget
-from roofline.widgets.budget.payload import BATCHES, SEQ, STATED_RUN
-from roofline.model.memory import Sharding, describe
+from roofline.model.budget import FUSION_LABELS, FUSIONS, Assumptions, budget
+from roofline.model.example import EXAMPLE
+from roofline.widgets.budget.payload import BATCHES, SEQ
+from roofline.model.memory import Sharding, describe, usable_capacity_bytes
 from roofline.model.catalog import Catalog, default_catalog
 from roofline.errors import RooflineError, unknown_id
 from roofline.model.transformer import PHASES
 
 
-def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
-                  hardware: str = "h100-sxm", precision: str = "bf16"):
+def summary_table(kind: str, *, model: str = EXAMPLE.model, batch: int = EXAMPLE.batch,
+                  hardware: str = EXAMPLE.hardware, precision: str = EXAMPLE.precision):
     """The budget's headline figures as a Table value (Markdown/CSV/JSON alike)."""
     from roofline.render.table import Column, Table
     from roofline.model.transformer import get_model
@@ -25,12 +26,12 @@ def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
     if not (isinstance(batch, int) and batch > 0):
         raise RooflineError(f"must be a positive integer, got {batch!r}", field="batch")
     if kind == "configs":
-        # Training as the stated run shards it (ZeRO-1, full recomputation: the least that fits
-        # Llama 2 7B at 4 × 4,096 on an 80 GiB part); a row that still does not fit shows no time.
+        # Training as the running example shards it (roofline.model.example); a row that still
+        # does not fit shows no time.
         rows = []
         for phase in PHASES:
             n = batch if phase == "train" else BATCHES[phase][-2 if phase == "decode" else 0]
-            sharding = STATED_RUN if phase == "train" else Sharding()
+            sharding = EXAMPLE.sharding if phase == "train" else Sharding()
             for label, fz in (("none", ()), ("FlashAttention", ("flash",)), ("all four", FUSIONS)):
                 bg = budget(cfg, phase, n, SEQ[phase], hw, precision, b, frozenset(fz),
                             sharding=sharding)
@@ -56,10 +57,12 @@ def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
     if kind == "memory":
         return memory_table(hw, precision, b)
     if kind == "fusions":
-        base = budget(cfg, "train", batch, SEQ["train"], hw, precision, b)
+        base = budget(cfg, "train", batch, SEQ["train"], hw, precision, b,
+                      sharding=EXAMPLE.sharding)
         rows = []
         for f in FUSIONS:
-            bg = budget(cfg, "train", batch, SEQ["train"], hw, precision, b, frozenset({f}))
+            bg = budget(cfg, "train", batch, SEQ["train"], hw, precision, b, frozenset({f}),
+                        sharding=EXAMPLE.sharding)
             rows.append({"fusion": FUSION_LABELS[f], "saved": bg.bytes_saved()[f],
                          "share": bg.bytes_saved()[f] / base.bytes,
                          "kernels": base.launches - bg.launches,
@@ -77,15 +80,18 @@ def summary_table(kind: str, *, model: str = "llama-2-7b", batch: int = 4,
 
 
 MEMORY_ROWS = (
-    ("llama-2-7b", "train", 4, (), Sharding()),
-    ("llama-2-7b", "train", 4, ("flash",), Sharding()),
-    ("llama-2-7b", "train", 4, ("flash",), Sharding(1, "full")),
-    ("llama-2-7b", "train", 1, ("flash",), Sharding(1)),
-    ("llama-2-7b", "prefill", 8, (), Sharding()),
-    ("llama-2-7b", "decode", 32, (), Sharding()),
-    ("llama-2-7b", "decode", 256, (), Sharding()),
+    (EXAMPLE.model, "train", EXAMPLE.batch, (), Sharding()),
+    (EXAMPLE.model, "train", EXAMPLE.batch, ("flash",), Sharding()),
+    (EXAMPLE.model, "train", EXAMPLE.batch, ("flash",), Sharding(EXAMPLE.zero_stage)),
+    (EXAMPLE.model, "train", EXAMPLE.batch, EXAMPLE.fusions, EXAMPLE.sharding),
+    (EXAMPLE.model, "train", 1, ("flash",), Sharding(EXAMPLE.zero_stage)),
+    (EXAMPLE.model, "prefill", 8, (), Sharding()),
+    (EXAMPLE.model, "decode", 32, (), Sharding()),
+    (EXAMPLE.model, "decode", 256, (), Sharding()),
     ("llama-3-70b", "decode", 1, (), Sharding()),
 )
+"""The running example's step unsharded, with FlashAttention, with its ZeRO stage only and as
+it runs; a smaller batch; inference; and a model whose weights alone do not fit."""
 
 
 def memory_table(hw, precision: str, b: float):
@@ -99,7 +105,7 @@ def memory_table(hw, precision: str, b: float):
     for model, phase, batch, fz, sharding in MEMORY_ROWS:
         cfg = get_model(model)
         bg = budget(cfg, phase, batch, SEQ[phase], hw, precision, b, frozenset(fz),
-                    sharding=sharding)
+                    Assumptions(dp_degree=EXAMPLE.dp_degree), sharding)
         m = bg.memory
         how = ", ".join(filter(None, ["FlashAttention" if fz else "",
                                       describe(sharding) if phase == "train" else ""]))
@@ -110,10 +116,11 @@ def memory_table(hw, precision: str, b: float):
                      "total": m.total, "weights": m.weights,
                      "state": m.gradients + m.optimizer, "activations": m.activations,
                      "kv": m.kv_cache})
-    cap = hw.hbm.capacity_bytes
+    cap = usable_capacity_bytes(hw.hbm)
     # The verdict and the total come first: they are the punchline.
-    cols = (Column("config", "Step (training: 8-way data parallel)"),
-            Column("verdict", f"In {fmt.memory_and_bytes(cap)}?"),
+    cols = (Column("config", f"Step (training: {EXAMPLE.dp_degree}-way data parallel)"),
+            Column("verdict", f"In the {fmt.capacity(cap)} programs can use?"
+                   if cap != hw.hbm.capacity_bytes else f"In {fmt.memory_and_bytes(cap)}?"),
             Column("total", "Per GPU", fmt.capacity, "right"),
             Column("weights", "Weights", fmt.capacity, "right"),
             Column("state", "Gradients + AdamW", fmt.capacity, "right"),
@@ -132,6 +139,10 @@ def ceilings_table(hw, catalog: Catalog):
         label = catalog.precision(p).label
         rows.append({"ceiling": f"{label} roof" if peak.unit in label.lower()
                      else f"{label} {peak.unit} roof",
+                     "value": fmt.tflops(peak.flops_per_s), "basis": peak.basis,
+                     "source": catalog.sources[peak.source].title})
+    for p, peak in hw.vector_peaks.items():
+        rows.append({"ceiling": f"{catalog.precision(p).label} vector roof",
                      "value": fmt.tflops(peak.flops_per_s), "basis": peak.basis,
                      "source": catalog.sources[peak.source].title})
     for t in hw.tiers:

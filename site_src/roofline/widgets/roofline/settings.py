@@ -284,10 +284,15 @@ def tokens_payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict
 
 
 def launch_payload() -> dict:
-    """The launch floor (data/overhead.toml): a kernel takes no less than this."""
-    from roofline.model.tokens import load_launch_floor
-    floor = load_launch_floor()
-    return {"seconds": floor.seconds, "basis": floor.basis, "source": floor.source_title}
+    """The launch overhead (roofline.model.launch, data/overhead.toml): a gap added to every
+    kernel, t = max(FLOPs / peak, bytes / BW) + seconds, so a kernel reaches at most
+    FLOPs / (its roofline time + seconds) FLOP/s, under both the roofline and the launch
+    ceiling FLOPs / seconds. `low` and `high` are the ends of its source's range."""
+    from roofline.model.launch import load_launch
+    overhead = load_launch()
+    return {"seconds": overhead.seconds, "basis": overhead.basis,
+            "source": overhead.source_title, "model": "gap",
+            "low": overhead.overlapped_s, "high": overhead.synchronised_s}
 
 
 def _short(label: str) -> str:

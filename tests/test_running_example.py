@@ -1,0 +1,100 @@
+"""One running example, one set of MFU figures (issue #26): the lesson, the op zoo, the budget
+page, the budget widget's opening state and `roofline budget` with no options all describe
+roofline.model.example's run and print the same MFU bound (recomputation included), the same
+bound without recomputation and the same estimate after overheads. The pages are read as
+built."""
+
+from __future__ import annotations
+
+import html as _html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from roofline import fmt
+from roofline.cli import main
+from roofline.model.budget import example_budget
+from roofline.model.example import EXAMPLE
+
+CASES = Path(__file__).parent / "cases" / "budget_cases.jsonl"
+PCT = r"([\d.]+%)"
+
+
+def _text(path: Path) -> str:
+    s = path.read_text(encoding="utf-8")
+    s = re.sub(r"<(script|style)\b.*?</\1>", " ", s, flags=re.S)
+    return " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", s)).split())
+
+
+def _find(pattern: str, text: str, where: str) -> tuple[str, ...]:
+    m = re.search(pattern, text)
+    assert m, f"{where}: no match for {pattern!r}"
+    return m.groups()
+
+
+@pytest.fixture(scope="module")
+def figures() -> dict[str, str]:
+    """The running example's figures as every page prints them (fmt.percent, 3 digits)."""
+    bg = example_budget()
+    return {"bound": fmt.percent(bg.mfu_upper_bound, 3),
+            "no_recompute": fmt.percent(bg.mfu_upper_bound_without_recompute, 3),
+            "estimate": fmt.percent(bg.mfu_estimate, 3)}
+
+
+def test_the_running_example_is_the_one_every_default_names():
+    """Defaults that must be the example's: the widget's, the CLI's, the tables'."""
+    from roofline.widgets.base import DEFAULT_HARDWARE, DEFAULT_PRECISION
+    from roofline.widgets.budget.settings import BudgetSettings, BudgetTableSettings
+    s = BudgetSettings()
+    assert (s.model, s.phase, s.batch, s.fusions, s.hardware, s.precision, s.zero_stage,
+            s.recompute) == (EXAMPLE.model, EXAMPLE.phase, EXAMPLE.batch, EXAMPLE.fusions,
+                             EXAMPLE.hardware, EXAMPLE.precision, EXAMPLE.zero_stage,
+                             EXAMPLE.recompute)
+    t = BudgetTableSettings()
+    assert (t.model, t.batch) == (EXAMPLE.model, EXAMPLE.batch)
+    assert (DEFAULT_HARDWARE, DEFAULT_PRECISION) == (EXAMPLE.hardware, EXAMPLE.precision)
+    bg = example_budget()
+    assert bg.fits and bg.assumptions.dp_degree == EXAMPLE.dp_degree
+
+
+def test_the_cli_and_the_widget_print_the_running_examples_figures(figures, capsys):
+    """`roofline budget` with no options fits and prints the example; the widget's opening
+    readout (the case file's first case, which node checks against budget_view.mjs) too."""
+    assert main(["budget"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and "DOES NOT FIT" not in captured.out
+    out = " ".join(captured.out.split())
+    got = _find(rf"MFU upper bound {PCT} \({PCT} without recomputation\); after overheads {PCT}",
+                out, "roofline budget")
+    assert got == (figures["bound"], figures["no_recompute"], figures["estimate"])
+    first = json.loads(CASES.read_text(encoding="utf-8").splitlines()[1])
+    assert first["why"] == "the running example, as the page opens"
+    assert (f"MFU upper bound {figures['bound']}, after overheads {figures['estimate']}"
+            in first["expected"]["readout"])
+
+
+def test_the_built_pages_print_the_running_examples_figures(built_site, figures):
+    """The lesson's §4, the op zoo's training row and the budget page's prose and configs
+    table: the same bound, bound without recomputation and estimate as the CLI."""
+    lesson = _text(built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html")
+    got = _find(rf"could reach at most {PCT} MFU with FlashAttention and {PCT} unfused; "
+                rf"without the recomputation \(if it fit\) {PCT} and {PCT}", lesson, "lesson")
+    assert (got[0], got[2]) == (figures["bound"], figures["no_recompute"])
+
+    zoo = (built_site / "op-zoo.html").read_text(encoding="utf-8")
+    row = _find(r'data-label="Model">Llama 2 7B</th><td[^>]*data-label="Run">training step</td>'
+                r'(.*?)</tr>', zoo, "op zoo")[0]
+    assert _find(r'data-label="MFU bound">([^<]+)<', row, "op zoo row")[0] == figures["bound"]
+
+    budget = _text(built_site / "budget.html")
+    got = _find(rf"gives {PCT} of peak at efficiency 1 and {PCT} at", budget, "budget page")
+    assert got[1] == figures["estimate"]
+    got = _find(rf"Its roofline bound is {PCT}, the recomputed forward pass included; without "
+                rf"it the bound would be {PCT}", budget, "budget page")
+    assert got == (figures["bound"], figures["no_recompute"])
+    # The configs table's training row with FlashAttention is the running example.
+    assert re.search(rf"train \(ZeRO-1, full recomputation\) 4 × 4,096 FlashAttention \S+ GB "
+                     rf"\S+ s \S+ [kMGT]?B {re.escape(figures['bound'])} "
+                     rf"{re.escape(figures['estimate'])}", budget), "configs table"
