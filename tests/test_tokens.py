@@ -116,35 +116,36 @@ def test_widget_tokens_ops_agree_with_roofline_ops(model, phase, batch, seq, cap
     assert checked == 9  # q, k, v, o, gate, up, down and both norms
 
 
-def test_launch_ceiling_on_the_widget_is_flops_over_the_launch_time():
-    """The selected op's launch ceiling: a flat line at FLOPs / launch (the launch model,
-    roofline.model), drawn only under the roof; the marker sits on it when it binds, the
-    readout prints it as the one "best" and the verdict says overhead-bound (scene.mjs, run
-    by the build's JS engine)."""
+def test_the_widget_charges_the_launch_as_the_step_model_does():
+    """The selected op's launch: a gap added to its roofline time (roofline.model.launch, the
+    one launch model; the payload carries it). Where it binds, the widget draws the FLOP/s the
+    op reaches with it as a flat line, puts the marker there, prints it as the one "best" and
+    calls the op overhead-bound (scene.mjs, run by the build's JS engine); the figures equal
+    roofline.model.launch's."""
+    from roofline.model import launch as lm
     from roofline.render.jsengine import call
     from roofline.widgets.roofline.settings import RooflineSettings
-    from roofline.model.launch import load_launch
-    launch = load_launch().seconds
     data = RooflineSettings.from_options({"tokens": 64, "op": "input_layernorm"}).payload()
     st = {**data["state"], "ai": 2}
+    peak, bw = 989.4e12, 3.35e12
+    flops, bytes_ = call(TOKENS_JS, "opCost", data, st)
+    best = lm.attainable_flops_per_s(flops, bytes_, peak, bw, lm.load_launch().seconds)
+    assert lm.regime(flops, bytes_, peak, bw, lm.load_launch().seconds) == "overhead"
     s = call(SCENE_JS, "scene", data, st, [574, 336])
-    flops = call(TOKENS_JS, "opCost", data, st)[0]
-    assert s["launch"]["y"] == [flops / launch / 1e12] * 2
+    assert s["launch"]["y"] == [pytest.approx(best / 1e12, rel=1e-12)] * 2
     assert any(lab["key"] == "launch" and lab["shown"] for lab in s["labels"])
-    ai = call(TOKENS_JS, "opCost", data, st)
-    ai = ai[0] / ai[1]
-    m = call(SCENE_JS, "marker", data, st, ai)
-    assert m["bound"] == "overhead" and close(m["y"] * 1e12, flops / launch)
+    m = call(SCENE_JS, "marker", data, st, flops / bytes_)
+    assert m["bound"] == "overhead" and close(m["y"] * 1e12, best)
     ops = call(TOKENS_JS, "opsWithTokens", data, "bf16", 64)
-    readout = call(SCENE_JS, "readoutText", data, st, ai, ops)
-    assert readout.count("best") == 1 and fmt.tflops(flops / launch) in readout
-    bound, verdict = call(SCENE_JS, "verdictText", data, st, ai)
+    readout = call(SCENE_JS, "readoutText", data, st, flops / bytes_, ops)
+    assert readout.count("best") == 1 and fmt.tflops(best) in readout
+    bound, verdict = call(SCENE_JS, "verdictText", data, st, flops / bytes_)
     assert bound == "overhead" and verdict.startswith("Overhead-bound")
-    # a training GEMM's launch ceiling is far above the roof: no line, the roofline binds
+    # a training GEMM's launch is nothing beside its roofline time: no line, the roof binds
     big = {**st, "op": "gemm-train"}
     assert call(SCENE_JS, "scene", data, big, [574, 336])["launch"]["x"] == []
-    big_ai = call(TOKENS_JS, "opCost", data, big)
-    assert call(SCENE_JS, "verdictText", data, big, big_ai[0] / big_ai[1])[0] == "compute"
+    f2, b2 = call(TOKENS_JS, "opCost", data, big)
+    assert call(SCENE_JS, "verdictText", data, big, f2 / b2)[0] == "compute"
 
 
 def test_widget_tokens_option_errors_name_the_option():

@@ -2,9 +2,10 @@
 is an op that is not a row of the op zoo; the build draws its shapes and chips (seeded by the
 case's id: every build draws the same), and the model answers each draw: its FLOPs and bytes
 (roofline.model.ops, roofline.model.tokens), the chip's peak and bandwidth (the catalog), the
-launch floor (data/overhead.toml), hence time ≥ max(FLOPs ÷ peak, bytes ÷ BW, launch) and which
-of the three binds. The page shows the givens first; predict.mjs grades the reader's guess
-within the file's tolerance and reveals the derivation built here."""
+launch (data/overhead.toml, a gap added to every kernel), hence time ≥ max(FLOPs ÷ peak,
+bytes ÷ BW) + launch, and which of the three binds. The page shows the givens first;
+predict.mjs grades the reader's guess within the file's tolerance and reveals the derivation
+built here."""
 
 from __future__ import annotations
 
@@ -172,7 +173,7 @@ def judge(ctx: Context, op: ops.Op, hw: str, precision: str = LESSON_PRECISION) 
 def op_at(ctx: Context, *, kind: str, shape: str, field: str = "time", hw: str = LESSON_HW,
           precision: str = LESSON_PRECISION) -> str:
     """An op that is not a zoo row, e.g. kind=rmsnorm shape=tokens=1,d=4096, judged with the
-    launch floor: flops, bytes, ai, t_compute, t_memory, t_launch, time (the floor), regime
+    launch: flops, bytes, ai, t_compute, t_memory, t_launch, time (roofline + launch), regime
     (memory-, compute- or overhead-bound), percent (of peak), launch_ratio (launch ÷ the
     longer roofline time)."""
     dims = {}

@@ -136,21 +136,27 @@ test("every op point is named or numbered; numbers are the ops' own, listed in t
   assert.ok(hidden.length <= 3, hidden.map((l) => l.text).join());
 });
 
-test("the marker sits on the lowest ceiling: the roofline, or the selected op's launch", () => {
+test("the marker: on the roofline, or for a selected op at the FLOP/s its launch allows", () => {
   const P = PAYLOADS.find((p) => p.name === "lesson").payload;
   const hw = P.hardware["h100-sxm"];
   const none = sc.marker(P, { hardware: "h100-sxm", precision: "bf16", tokens: 1 }, 2);
   assert.equal(none.bound, "memory");
   assert.ok(Math.abs(none.y * 1e12 - 2 * hw.bw) < 1e-3 * 2 * hw.bw);
   const st = { hardware: "h100-sxm", precision: "bf16", op: "input_layernorm", tokens: 1 };
-  const m = sc.marker(P, st, 1.3);
+  const norm = P.tokens.ops.find((o) => o.id === "input_layernorm").cost.bf16;
+  const [F, B] = [norm[0] + norm[1], norm[2] + norm[3]];
+  const m = sc.marker(P, st, F / B);
   assert.equal(m.bound, "overhead");
-  assert.ok(m.y * 1e12 < 1.3 * hw.bw / 100, `${m.y}`);
+  const want = F / (Math.max(F / hw.peaks.bf16, B / hw.bw) + P.launch.seconds);
+  assert.ok(Math.abs(m.y * 1e12 - want) < 1e-9 * want, `${m.y}`);
   assert.equal(m.color, P.colors.overhead);
-  // and the scene draws the launch ceiling there as a flat line, labelled
-  const S = sc.scene(P, { ...st, vector: false, ai: 1.3 }, FRAMES[0]);
+  // and the scene draws that as a flat line, labelled, the marker on it
+  const S = sc.scene(P, { ...st, vector: false, ai: F / B }, FRAMES[0]);
   assert.ok(S.launch.y.length === 2 && Math.abs(S.launch.y[0] - m.y) < 1e-12 * m.y);
   assert.ok(S.labels.find((l) => l.key === "launch").shown);
+  // a training GEMM's launch is nothing beside its roofline time: no line, the roof binds
+  const big = { ...st, op: "gate_proj", tokens: 32768 };
+  assert.equal(sc.scene(P, { ...big, vector: false, ai: 2 }, FRAMES[0]).launch.x.length, 0);
 });
 
 test("seeded: the checker reports a label on a line, on another label, outside, unled", () => {

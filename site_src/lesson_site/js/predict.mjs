@@ -1,7 +1,7 @@
 // Predict, then reveal: the Checkpoint's guess form. Progressive enhancement, no dependencies,
 // no outside request: the page holds a native <form> (hidden until this runs) and, as JSON,
 // every case's draws that the model computed at build time: the givens (shape, counting rule,
-// the chip's peak, bandwidth and launch floor), the answer and its derivation. The reader picks
+// the chip's peak, bandwidth and launch time), the answer and its derivation. The reader picks
 // an op, asks for new numbers if they like, commits a guess (what limits it, and the least
 // time it takes), and only then sees the model's answer and how far off the guess was,
 // announced through a polite live region.

@@ -18,7 +18,7 @@ from roofline.render.table import Column, Table
 from roofline.model.transformer import get_model
 from roofline.cli._common import add_catalog, only_with, text_width, write
 
-# The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch floor,
+# The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
 # read in run() (building the parser reads no data file, so a bad one is one error line).
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(Assumptions)
              if f.default is not dataclasses.MISSING}
@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
                    help="share of its roofline bound a kernel reaches, (0, 1] "
                         f"(default: {_DEFAULTS['kernel_efficiency']})")
     p.add_argument("--launch-overhead", default=None, metavar="S",
-                   help="seconds lost per kernel launch (default: the launch floor in "
+                   help="seconds lost per kernel launch (default: the launch gap in "
                         "data/overhead.toml)")
     p.add_argument("--dp", default=None, metavar="N",
                    help="with --phase train: data-parallel degree of the gradient all-reduce "

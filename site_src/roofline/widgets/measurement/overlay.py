@@ -68,7 +68,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     scene_labels = sorted({ls.source for ls in fig.select({"type": LabelSet})},
                           key=lambda s: s.name or "")  # (a halo shares its label's source)
     scene_points = list(fig.select({"type": ColumnDataSource, "name": "op-points"}))
-    # The scene's drawn lines (roof, ceilings, vector roof, launch floor): labels keep off them.
+    # The scene's drawn lines (roof, ceilings, vector roof, launch line): labels keep off them.
     scene_lines = [s for n in ("roof", "ceilings", "vector-roof-line", "launch-floor")
                    for s in fig.select({"type": ColumnDataSource, "name": n})]
     # ... and its vertical lines: the ridge and the reader's AI line (Spans).

@@ -232,10 +232,10 @@ def _build(opts: RooflineSettings, data: dict):
     return layout
 
 
-# ---------------------------------------------------------------- tokens per step, launch floor
+# ---------------------------------------------------------------- tokens per step, the launch
 
 def _tokens_and_launch(fig, source) -> dict:
-    """The selected op's launch floor (a dotted flat line) and the tokens slider's ops
+    """The selected op's launch line (a dotted flat line) and the tokens slider's ops
     (diamonds coloured by bound): sources roofline.mjs fills from the scene."""
     launch_src = source("launch-floor", "x", "y")
     fig.line("x", "y", source=launch_src, line_color="#7a8290", line_width=2,

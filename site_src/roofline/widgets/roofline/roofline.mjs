@@ -230,7 +230,7 @@ function drawScene(args, st) {
                v ? `Show the ${v.label} vector roof` : "No vector roof listed for this chip");
 }
 
-// The tokens slider's ops and the selected op's launch floor (sources only a widget with a
+// The tokens slider's ops and the selected op's launch line (sources only a widget with a
 // tokens slider has; the floor's source is always there).
 function drawTokens(args, S) {
   if (args.launch_src) setData(args.launch_src, S.launch);

@@ -4,7 +4,7 @@
 // roofline.render.jsengine) both draw scene().
 import { bandwidth, num, percent, seconds, tflops } from "../../render/js/format.mjs";
 import { place, roofXY } from "../../render/js/maths.mjs";
-import { attainableOf, launchBottom, launchLabel, launchY, opCost, tokensPoints } from "./scene_tokens.mjs";
+import { attainableOf, launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
 import { ABOVE, BELOW, layoutLabels, leaderLines, namesPoint, toPx } from "../../render/js/labels.mjs";
 
 // The frame's x range reaches this factor past the slider's ends, so the reader's marker (r 8
@@ -236,14 +236,16 @@ function tokensLabels(P, pts, labels, xr, r) {
   return { x: pts.x, y: pts.y, op: pts.op, color: pts.color };
 }
 
-// The selected op's launch ceiling as a flat line across the plot, labelled.
+// Where the selected op's launch binds: the FLOP/s it reaches with it, a flat line across the
+// plot (the marker sits on it), labelled.
 function launchLine(P, st, peak, xr, yr, labels) {
-  const y = launchY(P, st, peak, yr);
+  const y = launchY(P, st, peak, P.hardware[st.hardware].bw, yr);
   if (y === null) return { x: [], y: [] };
   const at = flatPlaces(xr, peak / P.hardware[st.hardware].bw, y);
   labels.push({ key: "launch", x: xr[1], y, size: 11, style: "normal", color: "ink",
                 text: launchLabel(P, y), at,
-                alt: [{ text: `launch ceiling ${tflops(y * 1e12)}` }, { text: "launch ceiling" }] });
+                alt: [{ text: `with its launch: ≤ ${tflops(y * 1e12)}` },
+                      { text: `≤ ${tflops(y * 1e12)}` }] });
   return { x: [xr[0], xr[1]], y: [y, y] };
 }
 
@@ -257,10 +259,9 @@ export function readoutText(P, st, ai, ops) {
   const a = attainableOf(P, st, ai, peak, hw.bw);
   let text = `AI ${num(ai)} FLOP/byte · best ${tflops(a.best)}, ${percent(a.fraction)} of the ` +
              `${tflops(peak)} peak`;
-  const cost = st.op && ops[st.op] ? ops[st.op].cost[st.precision] : null;
-  if (cost) {
-    const t = Math.max(place(cost, peak, hw.bw).time, P.launch ? P.launch.seconds : 0);
-    text += ` · ${ops[st.op].short || st.op} takes ≥ ${seconds(t)}`;
+  if (a.time && st.op && ops[st.op]) {
+    text += ` · ${ops[st.op].short || st.op} takes ≥ ${seconds(a.time.total)} (` +
+      `${seconds(a.time.roof)} at the roofline + its ${seconds(a.time.launch)} launch)`;
   }
   return text;
 }
@@ -275,9 +276,8 @@ export function verdictText(P, st, ai) {
   const units = hw.units[st.precision] === "tensor" ? "tensor cores" : "ALUs";
   const share = percent(a.fraction);
   if (a.bound === "overhead") {
-    const floor = place(opCost(P, st), peak, hw.bw).time;
-    return ["overhead", `Overhead-bound: its ${seconds(P.launch.seconds)} launch outlasts its ` +
-            `roofline time of ${seconds(floor)}, so it reaches at most ${share} of peak`];
+    return ["overhead", `Overhead-bound: its ${seconds(a.time.launch)} launch outlasts its ` +
+            `roofline time of ${seconds(a.time.roof)}, so it reaches at most ${share} of peak`];
   }
   if (a.bound === "compute") return ["compute", `Compute-bound: at the roof (ridge at ${r} FLOP/byte)`];
   if (a.fraction >= 0.5) {

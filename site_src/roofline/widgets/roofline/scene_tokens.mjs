@@ -1,8 +1,8 @@
-// The tokens-per-step slider and the launch ceiling in the roofline widget's scene: the model's
+// The tokens-per-step slider and the launch in the roofline widget's scene: the model's
 // projection GEMMs and RMSNorm at T tokens per step (costs affine in T, computed in Python by
-// widgets/roofline/settings.tokens_ops: the browser only evaluates f0 + f1·T), and the selected
-// op's launch ceiling (the payload's launch model, roofline.model's one copy). Pure data:
-// scene.mjs, which imports it, lays out the labels.
+// widgets/roofline/settings.tokens_ops: the browser only evaluates f0 + f1·T), and the
+// selected op with its launch (the payload's launch model). Pure data: scene.mjs, which
+// imports it, lays out the labels.
 import { seconds, tflops } from "../../render/js/format.mjs";
 import { place } from "../../render/js/maths.mjs";
 
@@ -35,24 +35,29 @@ export function opCost(P, st) {
   return Object.prototype.hasOwnProperty.call(moved, op) ? moved[op].cost[st.precision] : null;
 }
 
-// The FLOP/s the launch allows an op of this cost: its FLOPs over the shortest time a kernel
-// can take, the payload's launch time (P.launch.seconds: the launch model's per-kernel floor);
-// null without an op or a launch model.
-export function launchCeiling(P, cost) {
-  return P.launch && cost ? cost[0] / P.launch.seconds : null;
+// The launch model (P.launch, roofline.model.launch's one copy, in the payload): a gap of
+// P.launch.seconds added to every kernel's roofline time, t = max(FLOPs / peak, bytes / BW) +
+// t_launch. The selected op's time, and the FLOP/s it can reach in it: FLOPs / t, under both
+// the roofline and FLOPs / t_launch.
+export function opTime(P, cost, peak, bw) {
+  const roof = Math.max(cost[0] / peak, cost[1] / bw);
+  return { roof, launch: P.launch ? P.launch.seconds : 0,
+           total: roof + (P.launch ? P.launch.seconds : 0) };
 }
 
-// The selected op's place under every ceiling that applies: the roofline's (peak, AI × BW)
-// and, for a selected op, its launch ceiling. `best` is the lowest, `bound` the one that binds
-// ("overhead" when the launch does), `fraction` best ÷ peak.
+// The selected op's place, the launch counted: `best` FLOP/s at `ai` (the op's own AI pins
+// the slider while it is selected), which limit binds (`bound`: "overhead" when the launch gap
+// outlasts the roofline time, else the roofline's), and `fraction` = best ÷ peak. With no op,
+// the roofline alone.
 export function attainableOf(P, st, ai, peak, bw) {
   const roof = Math.min(peak, ai * bw);
-  const launch = launchCeiling(P, opCost(P, st));
-  if (launch !== null && launch < roof) {
-    return { best: launch, bound: "overhead", fraction: launch / peak, roof, launch };
-  }
-  return { best: roof, bound: ai < peak / bw ? "memory" : "compute", fraction: roof / peak,
-           roof, launch };
+  const roofBound = ai < peak / bw ? "memory" : "compute";
+  const cost = opCost(P, st);
+  if (!cost || !P.launch) return { best: roof, bound: roofBound, fraction: roof / peak, roof };
+  const t = opTime(P, cost, peak, bw);
+  const best = cost[0] / t.total;
+  return { best, bound: t.launch > t.roof ? "overhead" : roofBound, fraction: best / peak, roof,
+           time: t };
 }
 
 export function tokensNote(P, st) {
@@ -60,8 +65,8 @@ export function tokensNote(P, st) {
   return t ? ` · ${t.toLocaleString("en-US")} token${t === 1 ? "" : "s"} per step` : "";
 }
 
-// With a tokens slider, the y range reaches down to half the smallest launch ceiling of its
-// ops (at one token), so the ceiling of a batch-1 RMSNorm is on the plot (TFLOP/s).
+// With a tokens slider, the y range reaches down to half the lowest FLOP/s its ops reach with
+// their launch (at one token), so a batch-1 RMSNorm's place is on the plot (TFLOP/s).
 export function launchBottom(P, prec) {
   if (!P.tokens || !P.launch) return Infinity;
   return Math.min(...P.tokens.ops.map((p) => tokensCost(p.cost[prec], 1)[0])) /
@@ -84,16 +89,19 @@ export function tokensPoints(P, st, peak, bw) {
   return out;
 }
 
-// The selected op's launch ceiling in TFLOP/s: null unless it lies under the roof and inside
-// the frame (then scene.mjs draws it as a flat line).
-export function launchY(P, st, peak, yr) {
-  const cap = launchCeiling(P, opCost(P, st));
-  if (cap === null || !(yr[0] < cap / 1e12 && cap / 1e12 < peak / 1e12)) return null;
-  return cap / 1e12;
+// Where the selected op's launch binds (overhead-bound), the FLOP/s it reaches with it, in
+// TFLOP/s, drawn as a flat line (scene.mjs) the marker sits on; null when the launch does not
+// bind or the line would leave the frame.
+export function launchY(P, st, peak, bw, yr) {
+  const cost = opCost(P, st);
+  if (!cost || !P.launch) return null;
+  const a = attainableOf(P, st, cost[0] / cost[1], peak, bw);
+  if (a.bound !== "overhead" || !(yr[0] < a.best / 1e12 && a.best / 1e12 < peak / 1e12)) return null;
+  return a.best / 1e12;
 }
 
 export function launchLabel(P, y) {
-  return `launch ceiling: ${seconds(P.launch.seconds)} a kernel, ≤ ${tflops(y * 1e12)}`;
+  return `with its ${seconds(P.launch.seconds)} launch: ≤ ${tflops(y * 1e12)}`;
 }
 
 // ---------------------------------------------------------------- the widget's tokens control

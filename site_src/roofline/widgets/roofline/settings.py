@@ -224,7 +224,7 @@ def payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
     }
 
 
-# ---------------------------------------------------------------- tokens per step, launch floor
+# ---------------------------------------------------------------- tokens per step, the launch
 
 def tokens_ops(model: str, catalog: Catalog) -> list[dict]:
     """The ops of one layer of `model` that the tokens slider moves: its projection GEMMs and
