@@ -14,7 +14,9 @@ Checks
 - chart_text:  SVG chart text renders under 11 px.
 - labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
 - live_labels: two labels a live Bokeh plot draws on its canvas overlap, one is cut by the
-               plot's frame, or (on a phone) one is under 11 px; an axis tick label is cut
+               plot's frame or crossed by a drawn line (a roof, a slope, the ridge, the AI
+               line, a launch or measured roof, another label's leader), or (on a phone) one
+               is under 11 px; an axis tick label is cut
                by the canvas or meets a label or another tick, or an axis title is cut; a label naming a point lies
                more than LEADER_FAR_PX from it with no leader line (a Segment from the
                point to its box). The canvas has no DOM text:
@@ -142,6 +144,7 @@ CHECKS: dict[str, str] = {
       const boxes = [];
       for (const v of fv.renderer_views.values()) {
         if (v.model.type !== 'LabelSet' || !v.model.visible || !v.sx) continue;
+        if ((v.model.tags || []).includes('halo')) continue;  // a label's halo: the label again
         for (let i = 0; i < v.sx.length; i++) {
           const text = String(v.text.get(i) ?? '');
           if (!text.trim() || !isFinite(v.sx[i]) || !isFinite(v.sy[i])) continue;
@@ -168,6 +171,40 @@ CHECKS: dict[str, str] = {
       }
       const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
       const toBox = (x, y, p) => Math.hypot(x - clamp(x, p[0], p[2]), y - clamp(y, p[1], p[3]));
+      // The drawn lines a label must not be crossed by: every Line and MultiLine glyph (roofs,
+      // slopes, ceilings, launch, measured roofs), the Spans (the ridge), the reader's AI line
+      // (drawn in the live SVG layer over the canvas) and the leaders (Segments); a label's
+      // own leader ends at its box. Sampled every half pixel inside the glyphs' ink.
+      const lines = [];
+      for (const v of fv.renderer_views.values()) {
+        const g = v.glyph;
+        if (g && v.model.visible && g.model.type === 'Line' && g.sx)
+          for (let i = 1; i < g.sx.length; i++) lines.push(['line', [g.sx[i - 1], g.sy[i - 1], g.sx[i], g.sy[i]]]);
+        if (g && v.model.visible && g.model.type === 'MultiLine' && g.sxs)
+          for (let k = 0; k < g.sxs.length; k++) for (let i = 1; i < g.sxs[k].length; i++)
+            lines.push(['line', [g.sxs[k][i - 1], g.sys[k][i - 1], g.sxs[k][i], g.sys[k][i]]]);
+        if (g && v.model.visible && g.model.type === 'Segment' && g.sx0)
+          for (let i = 0; i < g.sx0.length; i++) lines.push(['leader', [g.sx0[i], g.sy0[i], g.sx1[i], g.sy1[i]]]);
+        if (v.model.type === 'Span' && v.model.visible && Number.isFinite(v.model.location)) {
+          const x = fv.frame.x_scale.compute(v.model.location);
+          if (v.model.dimension === 'height') lines.push(['span', [x, f.top, x, f.bottom]]);
+        }
+      }
+      const cv = fv.canvas_view.el.getBoundingClientRect();
+      for (const ln of (fv.canvas_view.overlays_el || fv.el).querySelectorAll('svg.rl-live line')) {
+        const r = ln.getBoundingClientRect();
+        if (r.height > 0) lines.push(['AI line', [r.left - cv.left, r.top - cv.top, r.left - cv.left, r.bottom - cv.top]]);
+      }
+      const enters = (g, b) => { const n = Math.max(2, Math.ceil(Math.hypot(g[2] - g[0], g[3] - g[1]) * 2));
+        for (let i = 0; i <= n; i++) { const x = g[0] + (g[2] - g[0]) * i / n, y = g[1] + (g[3] - g[1]) * i / n;
+          if (x > b[0] + 0.5 && x < b[2] - 0.5 && y > b[1] + 0.5 && y < b[3] - 0.5) return true; }
+        return false; };
+      for (const [text, p] of boxes) {
+        for (const [what, g] of lines) {
+          if (what === 'leader' && (toBox(g[0], g[1], p) <= 2 || toBox(g[2], g[3], p) <= 2)) continue;
+          if (enters(g, p)) out.push(`live label crossed by a ${what} in ${m.name}: "${text}"`);
+        }
+      }
       for (const [text, p, a] of boxes) {
         if (!pts.some(q => Math.hypot(q[0] - a[0], q[1] - a[1]) < 0.5)) continue;
         const d = toBox(a[0], a[1], p);

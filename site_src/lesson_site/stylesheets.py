@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path, PurePosixPath
 
+from roofline.render.blockstyle import PALETTE_CSS
+
 FOLDER = "assets/stylesheets"
 
 
@@ -32,6 +34,9 @@ def join(extra_css: list[str], docs_dir: str | Path) -> tuple[list[str], str | N
         return entries, None, ""
     text = "\n".join(f"/* {PurePosixPath(e).name} */\n{p.read_text(encoding='utf-8').strip()}\n"
                      for e, p in joinable)
+    # The charts' palette (one copy, roofline's): the static charts outside a plot block
+    # (render/svgchart.py) paint with it too.
+    text += f"/* the charts' palette: roofline.render.blockstyle.PALETTE_CSS */\n{PALETTE_CSS}\n"
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
     uri = f"{FOLDER}/site.{digest}.css"
     names = {e for e, _ in joinable}

@@ -17,7 +17,10 @@ PALETTE_CSS = (
     "--rl-grid:#3b3f4f;--rl-frame:#6e7681;--rl-bg:var(--md-default-bg-color,#1e2029)}"
     "@media print{.roofline-block,.rl-chart,[data-md-color-scheme=slate] :is(.roofline-block,"
     ".rl-chart){--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;--rl-frame:#8c959f;"
-    "--rl-bg:#fff}}")
+    "--rl-bg:#fff}"
+    # No halo on paper: a PDF keeps stroked text as a second run of the same words, which
+    # copies and reads twice (paper has no canvas lines to part from, only the drawn ones).
+    ":is(.roofline-svg,.rl-chart) text{stroke:none!important}}")
 
 # The static first frame covers the top of the reserved box until the live plot is ready, then
 # steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.
