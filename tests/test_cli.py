@@ -105,6 +105,26 @@ def test_bad_catalog_file_names_the_file(capsys):
         "roofline hardware: error: /nonexistent.toml: file not found")
 
 
+@pytest.mark.parametrize("how", ["--catalog", "ROOFLINE_CATALOG"])
+@pytest.mark.parametrize("command", [["hardware"], ["ops"], ["budget"],
+                                     ["plot", "-o", "never-written.html"]])
+def test_unreadable_catalog_is_one_line_naming_the_file(capsys, tmp_path, monkeypatch, how,
+                                                        command):
+    """A folder, or a file that is not UTF-8, given as the catalog (issue #29: both ended in a
+    traceback, IsADirectoryError and UnicodeDecodeError)."""
+    monkeypatch.chdir(tmp_path)
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes('version = "Caf\xe9"\n'.encode("latin-1"))
+    for path, detail in ((tmp_path, "is a folder; name a TOML file"),
+                         (latin1, "not UTF-8 text (byte 0xe9 at offset 14)")):
+        args = command + (["--catalog", str(path)] if how == "--catalog" else [])
+        if how == "ROOFLINE_CATALOG":
+            monkeypatch.setenv("ROOFLINE_CATALOG", str(path))
+        assert fails(capsys, args).startswith(
+            f"roofline {command[0]}: error: {path}: {detail}")
+    assert not (tmp_path / "never-written.html").exists()
+
+
 @pytest.mark.parametrize("args, line", [
     (["ops", "--model", "llama-2-7b", "--batch", "0"],
      "argument --batch: expected a positive integer, got '0'"),
