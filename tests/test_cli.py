@@ -125,6 +125,19 @@ def test_unreadable_catalog_is_one_line_naming_the_file(capsys, tmp_path, monkey
     assert not (tmp_path / "never-written.html").exists()
 
 
+def test_a_ceiling_the_chip_lacks_is_a_warning_and_none_drawable_an_error(capsys, tmp_path):
+    """Issue #29: `--ceilings sram` on an L4 was dropped silently."""
+    out = tmp_path / "l4.html"
+    assert main(["plot", "--hardware", "l4", "--ceilings", "sram,host", "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["roofline plot: warning: argument --ceilings: 'sram' is not drawn for l4: "
+                   "the catalog has no SRAM bandwidth for it (6 other chips have one)"]
+    assert out.exists()
+    assert fails(capsys, ["plot", "--ceilings", "l2", "-o", str(tmp_path / "no.html")]) == (
+        "roofline plot: error: argument --ceilings: nothing to draw: no chip in the catalog "
+        "has an L2 bandwidth")
+
+
 @pytest.mark.parametrize("args, line", [
     (["ops", "--model", "llama-2-7b", "--batch", "0"],
      "argument --batch: expected a positive integer, got '0'"),

@@ -109,6 +109,15 @@ def write_error(exc: OSError, path: Path, option: str) -> RooflineError:
                          field=option.lstrip("-"))
 
 
+def warn_line(command: str):
+    """The door's `warn` for a subcommand: one line on stderr naming the flag, as an error
+    would, and the command goes on (exit 0)."""
+    def warn(option: str, message: str) -> None:
+        print(f"roofline {command}: warning: argument --{option.replace('_', '-')}: {message}",
+              file=sys.stderr)
+    return warn
+
+
 def text_width() -> int:
     """Columns of the terminal (COLUMNS wins), or PIPED_WIDTH when stdout is not one."""
     return shutil.get_terminal_size((PIPED_WIDTH, 24)).columns

@@ -141,6 +141,12 @@ class WidgetSettings:
     def check(self) -> None:
         """Validate against the model (catalog, zoo, files); raise WidgetOptionError."""
 
+    def warnings(self) -> list[tuple[str, str]]:
+        """(option, message) for each thing asked for that valid settings will not show (a
+        roof the chip has no figure for): every host reports them through the door, and a
+        request that would show nothing at all is refused by check() instead."""
+        return []
+
     def data_files(self) -> list[str]:
         """Files outside the package data folder this widget reads (the build cache hashes
         them with the data folder's)."""
