@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Callable
 
 from roofline.model import datafile as _toml
-from lesson_site import budget_text, departures, lesson_parts, numbers, pages, qa, teach
+from lesson_site import (budget_text, departures, lesson_parts, numbers, pages, qa, teach,
+                         widget_options)
 from lesson_site.context import load_context
 from lesson_site.markers import expand
 

@@ -158,7 +158,8 @@ def add_settings_options(p: argparse.ArgumentParser, settings: type[WidgetSettin
             continue
         types = opt.types if isinstance(opt.types, tuple) else (opt.types,)
         default = defaults.get(opt.attr)
-        shown = ("" if default is None or default == () else
+        shown = (f" (default: {opt.default_text})" if opt.default_text else
+                 "" if default is None or default == () else
                  f" (default: {','.join(default) if isinstance(default, tuple) else default})")
         kwargs: dict = {"default": None, "dest": opt.attr, "help": opt.help + shown}
         if bool in types:

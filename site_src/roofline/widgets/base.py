@@ -46,12 +46,15 @@ S = TypeVar("S", bound="WidgetSettings")
 @dataclass(frozen=True)
 class Option:
     """One option of a widget: its name in the fence/directive, the types it takes, a one-line
-    help, the dataclass field it sets (default: the same name) and, for lists, the item type."""
+    help, the dataclass field it sets (default: the same name), for lists the item type, and
+    how its default reads where the field's default says nothing by itself (None: worked out
+    from the other options)."""
     name: str
     types: type | tuple[type, ...]
     help: str = ""
     field: str = ""
     items: type | None = None
+    default_text: str = ""
 
     @property
     def attr(self) -> str:

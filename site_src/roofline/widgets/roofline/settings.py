@@ -61,18 +61,22 @@ class RooflineSettings(WidgetSettings):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("hardware", str, "a catalog id (`roofline hardware` lists them)"),
         Option("precision", str, "a precision the chip has"),
-        Option("ops", (list, tuple), "op-zoo ids drawn as points and offered as presets",
-               items=str),
+        Option("ops", (list, tuple), "op-zoo ids drawn as points and offered as presets "
+               "(`roofline ops` lists them)", items=str, default_text="every op of the zoo"),
         Option("ai", (int, float), f"initial arithmetic intensity, FLOP/byte, {AI_MIN:g}–"
-               f"{AI_MAX:,g}"),
-        Option("op", str, "the preset selected at first"),
-        Option("ceilings", (list, tuple), "extra roofs: " + ", ".join(CEILINGS), items=str),
+               f"{AI_MAX:,g}", default_text="the selected op's, else 10"),
+        Option("op", str, "the preset selected at first", default_text="none"),
+        Option("ceilings", (list, tuple), "extra roofs from the chip's memory tiers and its "
+               "vector units: " + ", ".join(CEILINGS) + " (a tier the chip has no figure for "
+               "is a warning)", items=str, default_text="none"),
         Option("height", int, f"plot height in pixels, {HEIGHT_MIN}–{HEIGHT_MAX}"),
-        Option("url", bool, "read and write the view in the page URL", field="url_state"),
+        Option("url", bool, "read and write the view in the page URL",
+               field="url_state"),
         Option("measurement", str, "a measurement JSON drawn over the roofline (package data "
-               "name, or a path under docs/)"),
+               "name, or a path under docs/)", default_text="none"),
         Option("tokens", int, f"tokens per step at first (1–{TOKENS_MAX:,}); adds a slider that "
-               "moves the model's projection GEMMs along the roofline"),
+               "moves the model's projection GEMMs along the roofline",
+               default_text="none: no slider"),
         Option("model", str, "the transformer config whose projection GEMMs the tokens slider "
                "moves (`roofline ops --model`)", field="tokens_model"),
     )
