@@ -8,6 +8,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -307,6 +308,31 @@ def test_text_fits_the_terminal_and_says_what_it_covers(capsys, monkeypatch, arg
     out = capsys.readouterr().out
     assert widest(out) <= columns, out
     assert covers in " ".join(out.split())
+
+
+# A number at a line's end and its unit at the next line's start ("0" / "B").
+_SPLIT_UNIT = re.compile(r"\d\n *(?:[kMGTP]?i?B|[kMGTPE]?FLOP|[µmn]?s|pt|%)\b")
+
+
+@pytest.mark.parametrize("args", [["budget"], ["budget", "--phase", "decode", "--batch", "512"],
+                                  ["budget", "--model", "llama-3-70b"]])
+def test_budget_text_and_warning_fit_80_columns_and_keep_units_with_numbers(capsys,
+                                                                            monkeypatch, args):
+    """Issue #29: a 181-character warning overflowed 80 columns, and "0 B" split across
+    lines; every width from 60 to 120 is checked, stdout and stderr."""
+    for columns in range(60, 121):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        assert main(args) == 0
+        captured = capsys.readouterr()
+        for text in (captured.out, captured.err):
+            assert widest(text + "\n") <= columns, (columns, text)
+            assert not _SPLIT_UNIT.search(text), (columns, text)
+
+
+def test_wrap_never_breaks_between_a_number_and_its_unit():
+    from roofline.cli._common import wrap
+    assert wrap("KV cache 0 B, step 34.9 ms", 10) == ["KV cache", "0 B, step", "34.9 ms"]
+    assert wrap("warning: a b c", 11, indent="  ") == ["warning: a", "  b c"]
 
 
 def test_wide_table_notes_what_it_left_out(capsys, monkeypatch):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 from roofline.errors import RooflineError
@@ -116,6 +118,20 @@ def warn_line(command: str):
         print(f"roofline {command}: warning: argument --{option.replace('_', '-')}: {message}",
               file=sys.stderr)
     return warn
+
+
+# A space between a number and its unit ("0 B", "34.9 ms", "-0.3 pt"): never a line break.
+_UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:[kMGTP]?i?B|[kMGTPE]?FLOP|[kMGTP]?B/s|[µmn]?s|pt|%)"
+                         r"(?!\w))")
+
+
+def wrap(text: str, width: int, *, indent: str = "") -> list[str]:
+    """`text` as lines of at most `width` characters, broken at spaces but never between a
+    number and its unit; lines after the first start with `indent`."""
+    glued = _UNIT_SPACE.sub("\0", text)
+    lines = textwrap.wrap(glued, width, subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    return [line.replace("\0", " ") for line in lines] or [""]
 
 
 def text_width() -> int:
