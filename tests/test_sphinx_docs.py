@@ -126,10 +126,15 @@ def test_sphinx_snippets_build_with_warnings_as_errors(tmp_path):
     src.mkdir()
     (src / "conf.py").write_text(snippet("conf.py"), encoding="utf-8")
     rst = snippet("index.rst")
-    (src / "index.rst").write_text(rst + "\n.. toctree::\n\n   roofline\n", encoding="utf-8")
+    # The three files exactly as the page gives them (issue #29: together they failed -W with
+    # "document isn't included in any toctree", and the title read "Project name not set").
+    (src / "index.rst").write_text(rst, encoding="utf-8")
     (src / "roofline.md").write_text(snippet("roofline.md (MyST)"), encoding="utf-8")
     status, log = sphinx_build(src, tmp_path / "html")
     assert status == 0, log
+    title = re.search(r"<title>(.*?)</title>", (tmp_path / "html" / "index.html")
+                      .read_text("utf-8"), flags=re.S).group(1)
+    assert "My course notes" in title and "not set" not in title, title
     assert (tmp_path / "html" / "index.html").read_text("utf-8").count("roofline-block\"") == 2
     assert (tmp_path / "html" / "roofline.html").read_text("utf-8").count("roofline-block\"") == 2
     # The error the page quotes is the one a misspelt option gives, at the option's line.
