@@ -146,6 +146,20 @@ def test_bokehjs_goes_with_the_first_output_and_its_cell(monkeypatch, requests, 
     assert got == carried
 
 
+@pytest.mark.slow
+def test_a_rerun_of_the_carrying_cell_carries_again_in_a_kernel(tmp_path):
+    """The cell id as JupyterLab sends it (the request's metadata.cellId; nbclient sends none,
+    so each cell sets it on its own request here): the carrying cell run again carries again,
+    another cell does not."""
+    def cell(cell_id: str) -> str:
+        return ("get_ipython().kernel.get_parent()['metadata']['cellId'] = "
+                f"{cell_id!r}\nroofline.figure(hardware='l4')")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in (
+        "import roofline", cell("plot-a"), cell("plot-a"), cell("plot-b"))])
+    execute(nb, tmp_path)
+    assert [carries_bokeh(h) for h in _html(nb)] == [True, True, False]
+
+
 def test_colab_outputs_each_carry_bokehjs(monkeypatch):
     session = notebook.Session()
     monkeypatch.setattr(notebook, "_request", lambda: ("a", "1", (), True))

@@ -119,18 +119,15 @@ def _request() -> tuple[str | None, str | None, tuple, bool]:
     """(the cell id the front end gave the running request, the request's id, the cells it says
     were deleted, whether each output is shown in a frame of its own)."""
     isolated = "google.colab" in sys.modules
-    kernel = getattr(sys.modules.get("IPython") and _ipython(), "kernel", None)
+    ipython = sys.modules.get("IPython")  # not imported here: without it nothing is displayed
+    shell = ipython.get_ipython() if ipython is not None else None
+    kernel = getattr(shell, "kernel", None)
     if kernel is None or not hasattr(kernel, "get_parent"):
         return None, None, (), isolated
     parent = kernel.get_parent() or {}
     meta = parent.get("metadata") or {}
     return (meta.get("cellId"), (parent.get("header") or {}).get("msg_id"),
             tuple(meta.get("deletedCells") or ()), isolated)
-
-
-def _ipython() -> Any:
-    from IPython import get_ipython
-    return get_ipython()
 
 
 def notebook_output(block_html: str, session: Session | None = None) -> str:
