@@ -8,6 +8,7 @@ import argparse
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -103,6 +104,39 @@ def test_unknown_id_is_one_line_naming_the_argument(capsys, args, line, tmp_path
 def test_bad_catalog_file_names_the_file(capsys):
     assert fails(capsys, ["hardware", "--catalog", "/nonexistent.toml"]) == (
         "roofline hardware: error: /nonexistent.toml: file not found")
+
+
+@pytest.mark.parametrize("how", ["--catalog", "ROOFLINE_CATALOG"])
+@pytest.mark.parametrize("command", [["hardware"], ["ops"], ["budget"],
+                                     ["plot", "-o", "never-written.html"]])
+def test_unreadable_catalog_is_one_line_naming_the_file(capsys, tmp_path, monkeypatch, how,
+                                                        command):
+    """A folder, or a file that is not UTF-8, given as the catalog (issue #29: both ended in a
+    traceback, IsADirectoryError and UnicodeDecodeError)."""
+    monkeypatch.chdir(tmp_path)
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes('version = "Caf\xe9"\n'.encode("latin-1"))
+    for path, detail in ((tmp_path, "is a folder; name a TOML file"),
+                         (latin1, "not UTF-8 text (byte 0xe9 at offset 14)")):
+        args = command + (["--catalog", str(path)] if how == "--catalog" else [])
+        if how == "ROOFLINE_CATALOG":
+            monkeypatch.setenv("ROOFLINE_CATALOG", str(path))
+        assert fails(capsys, args).startswith(
+            f"roofline {command[0]}: error: {path}: {detail}")
+    assert not (tmp_path / "never-written.html").exists()
+
+
+def test_a_ceiling_the_chip_lacks_is_a_warning_and_none_drawable_an_error(capsys, tmp_path):
+    """Issue #29: `--ceilings sram` on an L4 was dropped silently."""
+    out = tmp_path / "l4.html"
+    assert main(["plot", "--hardware", "l4", "--ceilings", "sram,host", "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["roofline plot: warning: argument --ceilings: 'sram' is not drawn for l4: "
+                   "the catalog has no SRAM bandwidth for it (6 other chips have one)"]
+    assert out.exists()
+    assert fails(capsys, ["plot", "--ceilings", "l2", "-o", str(tmp_path / "no.html")]) == (
+        "roofline plot: error: argument --ceilings: nothing to draw: no chip in the catalog "
+        "has an L2 bandwidth")
 
 
 @pytest.mark.parametrize("args, line", [
@@ -274,6 +308,31 @@ def test_text_fits_the_terminal_and_says_what_it_covers(capsys, monkeypatch, arg
     out = capsys.readouterr().out
     assert widest(out) <= columns, out
     assert covers in " ".join(out.split())
+
+
+# A number at a line's end and its unit at the next line's start ("0" / "B").
+_SPLIT_UNIT = re.compile(r"\d\n *(?:[kMGTP]?i?B|[kMGTPE]?FLOP|[µmn]?s|pt|%)\b")
+
+
+@pytest.mark.parametrize("args", [["budget"], ["budget", "--phase", "decode", "--batch", "512"],
+                                  ["budget", "--model", "llama-3-70b"]])
+def test_budget_text_and_warning_fit_80_columns_and_keep_units_with_numbers(capsys,
+                                                                            monkeypatch, args):
+    """Issue #29: a 181-character warning overflowed 80 columns, and "0 B" split across
+    lines; every width from 60 to 120 is checked, stdout and stderr."""
+    for columns in range(60, 121):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        assert main(args) == 0
+        captured = capsys.readouterr()
+        for text in (captured.out, captured.err):
+            assert widest(text + "\n") <= columns, (columns, text)
+            assert not _SPLIT_UNIT.search(text), (columns, text)
+
+
+def test_wrap_never_breaks_between_a_number_and_its_unit():
+    from roofline.cli._common import wrap
+    assert wrap("KV cache 0 B, step 34.9 ms", 10) == ["KV cache", "0 B, step", "34.9 ms"]
+    assert wrap("warning: a b c", 11, indent="  ") == ["warning: a", "  b c"]
 
 
 def test_wide_table_notes_what_it_left_out(capsys, monkeypatch):

@@ -70,6 +70,26 @@ def test_bad_option_names_page_line_and_key(body, key, line, words):
     assert "\n" not in message
 
 
+def test_a_ceiling_the_chip_lacks_is_a_warning_at_its_line(caplog):
+    """Issue #29: `ceilings: [sram]` on an L4 (no SRAM bandwidth in the catalog) drew nothing,
+    silently. It is drawn for the chips that have one, so the page still builds, with a
+    warning in the MkDocs log (strict: true fails on it)."""
+    with caplog.at_level("WARNING", logger="mkdocs.plugins.roofline"):
+        html = render(fence("hardware: l4\nceilings: [sram, host]"))
+    assert html.count('class="roofline-block"') == 1
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [(
+        "mkdocs.plugins.roofline", "notes/page.md:7: ```roofline fence: option 'ceilings': "
+        "'sram' is not drawn for l4: the catalog has no SRAM bandwidth for it (6 other chips "
+        "have one)")]
+
+
+def test_ceilings_no_chip_can_draw_are_refused():
+    with pytest.raises(SuperFencesException, match=r"notes/page.md:7: ```roofline fence: "
+                       r"option 'ceilings': nothing to draw: no chip in the catalog has an L2 "
+                       r"bandwidth$"):
+        render(fence("hardware: h100-sxm\nceilings: [l2]"))
+
+
 def test_bad_yaml_is_named():
     with pytest.raises(SuperFencesException, match=r"notes/page.md:5: ```roofline fence: bad YAML"):
         render(fence("ops: [rmsnorm"))

@@ -104,3 +104,32 @@ def test_outside_assets_of_this_site_is_empty():
     cfg = load_config(str(ROOT / "mkdocs.yml"))
     cfg.plugins.on_config(cfg)
     assert outside_assets(cfg) == []
+
+
+@pytest.mark.slow
+def test_a_missing_polyfill_fails_the_strict_build(tmp_path, caplog, monkeypatch):
+    """Issue #29: the docs' offline setup, built strict without its copy step, passed while
+    every page asked for a polyfill that was not there. Now a warning fails it; after the
+    documented copy, it builds."""
+    from mkdocs.commands.build import build
+    from mkdocs.exceptions import Abort
+
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    offline = host(tmp_path, doc_block("mkdocs.yml (offline)"))
+    (tmp_path / "docs" / "index.md").write_text("# Notes\n", encoding="utf-8")
+    polyfill = load_config(str(offline)).extra["polyfills"][0]
+
+    def strict_build() -> None:
+        build(load_config(str(offline), site_dir=str(tmp_path / "site"), strict=True))
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger=LOGGER), pytest.raises(Abort, match="strict"):
+        strict_build()
+    assert [r.getMessage() for r in caplog.records if r.name == LOGGER] == [
+        f"roofline: extra.polyfills names {polyfill}, which is no file of this site: every page "
+        "would ask for it in vain (copy it there with `roofline export --shim-only --out "
+        "docs/assets/vendor`)."]
+    command = doc_block("copy the polyfill into the docs folder").split()
+    assert main(command[1:-1] + [str(tmp_path / command[-1])]) == 0
+    strict_build()
+    assert (tmp_path / "site" / polyfill).is_file()

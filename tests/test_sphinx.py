@@ -106,6 +106,20 @@ def test_bad_options_fail_naming_file_line_and_option(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_ceiling_the_chip_lacks_warns_at_its_line(tmp_path):
+    """A Sphinx warning at the option's line (so -W fails the build), as the fence's."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["roofline.hosts.sphinx"]\n', encoding="utf-8")
+    (src / "index.rst").write_text("L4\n==\n\n.. roofline::\n   :hardware: l4\n"
+                                   "   :ceilings: sram, host\n", encoding="utf-8")
+    status, log = sphinx_build(src, tmp_path / "html")
+    assert status != 0
+    assert re.search(r"index\.rst:6: WARNING: roofline directive: option 'ceilings': 'sram' "
+                     r"is not drawn for l4: the catalog has no SRAM bandwidth for it", log), log
+
+
+@pytest.mark.slow
 def test_options_and_body_giving_the_same_key_is_an_error(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

@@ -30,20 +30,76 @@ def snippet(title: str) -> str:
 
 def test_every_snippet_on_the_page_is_tested():
     titles = re.findall(r'^`{3,}\w* title="([^"]+)"', PAGE.read_text("utf-8"), flags=re.M)
-    tested = {"install", "mkdocs.yml", "docs/index.md", "conf.py", "index.rst",
+    # "notebook cell" runs in a real kernel in test_notebook.py.
+    tested = {"install", "install from git", "mkdocs.yml", "docs/index.md", "conf.py", "index.rst",
               "roofline.md (MyST)", "notebook cell", "write one plot", "page.html",
               "copy BokehJS and the loader into the docs folder", "mkdocs.yml (Zensical)"}
     assert set(titles) == tested, set(titles) ^ tested
     assert not [c for c in CDNS if c in PAGE.read_text("utf-8")]
 
 
-def test_install_snippet_names_this_package_and_its_extra():
-    lines = [shlex.split(line.split("#")[0]) for line in snippet("install").splitlines()]
-    assert lines[0] == ["pip", "install", "./roofline-lesson"]
-    assert lines[1] == ["pip", "install", "./roofline-lesson[sphinx]"]
+def _extras() -> dict:
     import tomllib
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
-    assert project["name"] == "roofline-lesson" and "sphinx" in project["optional-dependencies"]
+    assert project["name"] == "roofline-lesson"
+    return project["optional-dependencies"]
+
+
+def test_install_snippet_works_from_a_clone_with_real_extras():
+    """Issue #29: `pip install ./roofline-lesson` named a folder a clone does not have, and
+    `roofline-lesson[sphinx]` a package the index does not have. From the clone's folder:
+    editable installs with the extras pyproject.toml defines."""
+    lines = [shlex.split(line.split("#")[0]) for line in snippet("install").splitlines()]
+    clone, *pips = lines
+    assert clone[:2] == ["git", "clone"] and clone[-2:] == ["cd", clone[3]]
+    assert [p[:3] for p in pips] == [["pip", "install", "-e"]] * 3
+    assert [p[3] for p in pips] == [".", ".[sphinx]", ".[notebook]"]
+    assert {"sphinx", "notebook"} <= set(_extras())
+    assert not [r for r in _extras()["sphinx"] if r.startswith(("nb", "ipykernel"))]
+
+
+def test_install_from_git_snippet_names_the_package_and_an_extra():
+    words = shlex.split(snippet("install from git"))
+    assert words[:2] == ["pip", "install"] and len(words) == 3
+    name, _, url = words[2].partition(" @ ")
+    assert re.fullmatch(r"roofline-lesson\[([a-z,]+)\]", name)
+    assert set(re.findall(r"[a-z]+", name.split("[")[1])) <= set(_extras())
+    assert url == "git+REPOSITORY-URL"
+
+
+def test_the_embed_pages_install_lines_match():
+    """docs/embed.md's MkDocs install: the same clone line, and the git form without extras."""
+    from sitecheck import doc_block
+    lines = [shlex.split(line.split("#")[0]) for line in doc_block("install").splitlines()]
+    assert lines == [["pip", "install", "-e", "."],
+                     ["pip", "install", "roofline-lesson @ git+REPOSITORY-URL"]]
+
+
+@pytest.mark.slow
+def test_the_git_install_line_installs_the_package(tmp_path):
+    """The "install from git" line, with this repository's own address as pip's git+file://
+    form, run by pip in a fresh venv: pip clones the commit, builds the wheel (its build
+    backend, setuptools, from pip's cache or the index) and installs it; the dependencies come
+    from this machine's site-packages (--no-deps), so nothing else is downloaded. `roofline`
+    then runs from the venv. (The host `localhost` keeps pip 23's URL check happy.)"""
+    import subprocess
+    import sys
+    url = "file://localhost" + ROOT.resolve().as_posix()
+    words = shlex.split(snippet("install from git").replace("REPOSITORY-URL", url))
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True, env=env, timeout=300)
+    py = venv / "bin" / "python"
+    done = subprocess.run([str(py), "-m", *words, "--no-deps", "--quiet"], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    where = subprocess.run([str(venv / "bin" / "roofline"), "--version"], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert where.returncode == 0 and where.stdout.startswith("roofline 0."), where.stderr
+    found = subprocess.run([str(py), "-c", "import roofline; print(roofline.__file__)"], env=env,
+                           capture_output=True, text=True, timeout=120).stdout
+    assert found.startswith(str(venv)), found
 
 
 @pytest.mark.slow
@@ -70,10 +126,15 @@ def test_sphinx_snippets_build_with_warnings_as_errors(tmp_path):
     src.mkdir()
     (src / "conf.py").write_text(snippet("conf.py"), encoding="utf-8")
     rst = snippet("index.rst")
-    (src / "index.rst").write_text(rst + "\n.. toctree::\n\n   roofline\n", encoding="utf-8")
+    # The three files exactly as the page gives them (issue #29: together they failed -W with
+    # "document isn't included in any toctree", and the title read "Project name not set").
+    (src / "index.rst").write_text(rst, encoding="utf-8")
     (src / "roofline.md").write_text(snippet("roofline.md (MyST)"), encoding="utf-8")
     status, log = sphinx_build(src, tmp_path / "html")
     assert status == 0, log
+    title = re.search(r"<title>(.*?)</title>", (tmp_path / "html" / "index.html")
+                      .read_text("utf-8"), flags=re.S).group(1)
+    assert "My course notes" in title and "not set" not in title, title
     assert (tmp_path / "html" / "index.html").read_text("utf-8").count("roofline-block\"") == 2
     assert (tmp_path / "html" / "roofline.html").read_text("utf-8").count("roofline-block\"") == 2
     # The error the page quotes is the one a misspelt option gives, at the option's line.
@@ -84,19 +145,6 @@ def test_sphinx_snippets_build_with_warnings_as_errors(tmp_path):
                      r"option \(valid: ", log), log
     assert "index.rst:6: ERROR: roofline directive: option 'precison'" in \
         PAGE.read_text("utf-8")
-
-
-def test_notebook_snippet_runs(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    cell = snippet("notebook cell")
-    *body, last = cell.strip().splitlines()
-    scope: dict = {}
-    exec("\n".join(body), scope)  # noqa: S102 - the documented cell
-    value = eval(last, scope)  # noqa: S307 - the cell's value, which Jupyter displays
-    bundle = value._repr_mimebundle_()
-    assert bundle["text/html"].count('class="roofline-block"') == 1
-    saved = (tmp_path / "roofline-a100.html").read_text("utf-8")
-    assert saved.count('class="roofline-block"') == 1 and "<script src=" not in saved
 
 
 def test_plain_html_snippets_work(tmp_path, monkeypatch):

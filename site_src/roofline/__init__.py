@@ -7,13 +7,13 @@ interactive Bokeh roofline and imports bokeh on first use.
 from __future__ import annotations
 
 from roofline.model.catalog import Accelerator, Catalog, default_catalog, load_catalog
-from roofline.errors import RooflineError
+from roofline.errors import RooflineError, RooflineWarning
 from roofline.model.maths import attainable, bound, intensity, place, ridge, time_lower_bound
 from roofline.model.ops import Op, default_zoo, load_zoo
 
-__all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "attainable", "bound",
-           "default_catalog", "default_zoo", "figure", "intensity", "load_catalog", "load_zoo",
-           "place", "ridge", "time_lower_bound"]
+__all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "RooflineWarning", "attainable",
+           "bound", "default_catalog", "default_zoo", "figure", "intensity", "load_catalog",
+           "load_zoo", "place", "ridge", "time_lower_bound"]
 
 
 def figure(**kwargs):

@@ -45,3 +45,8 @@ class WidgetOptionError(RooflineError):
     def at(self, where: str) -> "WidgetOptionError":
         """The same error, reported at `where`."""
         return WidgetOptionError(self.detail, where=where, option=self.option)
+
+
+class RooflineWarning(UserWarning):
+    """Something asked for that valid settings will not show (a ceiling the chip has no figure
+    for): roofline.figure() warns with it; other hosts log it (roofline.hosts.door)."""

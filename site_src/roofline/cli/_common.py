@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
+import textwrap
 from pathlib import Path
 
 from roofline.errors import RooflineError
@@ -109,6 +111,29 @@ def write_error(exc: OSError, path: Path, option: str) -> RooflineError:
                          field=option.lstrip("-"))
 
 
+def warn_line(command: str):
+    """The door's `warn` for a subcommand: one line on stderr naming the flag, as an error
+    would, and the command goes on (exit 0)."""
+    def warn(option: str, message: str) -> None:
+        print(f"roofline {command}: warning: argument --{option.replace('_', '-')}: {message}",
+              file=sys.stderr)
+    return warn
+
+
+# A space between a number and its unit ("0 B", "34.9 ms", "-0.3 pt"): never a line break.
+_UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:[kMGTP]?i?B|[kMGTPE]?FLOP|[kMGTP]?B/s|[µmn]?s|pt|%)"
+                         r"(?!\w))")
+
+
+def wrap(text: str, width: int, *, indent: str = "") -> list[str]:
+    """`text` as lines of at most `width` characters, broken at spaces but never between a
+    number and its unit; lines after the first start with `indent`."""
+    glued = _UNIT_SPACE.sub("\0", text)
+    lines = textwrap.wrap(glued, width, subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    return [line.replace("\0", " ") for line in lines] or [""]
+
+
 def text_width() -> int:
     """Columns of the terminal (COLUMNS wins), or PIPED_WIDTH when stdout is not one."""
     return shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
@@ -149,7 +174,8 @@ def add_settings_options(p: argparse.ArgumentParser, settings: type[WidgetSettin
             continue
         types = opt.types if isinstance(opt.types, tuple) else (opt.types,)
         default = defaults.get(opt.attr)
-        shown = ("" if default is None or default == () else
+        shown = (f" (default: {opt.default_text})" if opt.default_text else
+                 "" if default is None or default == () else
                  f" (default: {','.join(default) if isinstance(default, tuple) else default})")
         kwargs: dict = {"default": None, "dest": opt.attr, "help": opt.help + shown}
         if bool in types:

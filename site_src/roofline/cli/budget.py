@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import json
 import sys
-import textwrap
 
 from roofline import fmt
 from roofline.model.budget import FUSIONS, Assumptions, Budget, budget
@@ -16,7 +15,7 @@ from roofline.errors import RooflineError
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
 from roofline.model.transformer import get_model
-from roofline.cli._common import add_catalog, only_with, text_width, write
+from roofline.cli._common import add_catalog, only_with, text_width, wrap, write
 
 # The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
 # read in run() (building the parser reads no data file, so a bad one is one error line).
@@ -237,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
     bg = from_args(args)
     warning = fit_warning(bg)
     if warning:  # exit 0: the figures are still printed, under a plain warning
-        print(warning, file=sys.stderr)
+        print("\n".join(wrap(warning, text_width(), indent="  ")), file=sys.stderr)
     if args.format == "json":
         write(json.dumps(as_json(bg), indent=2, ensure_ascii=False) + "\n")
         return 0
@@ -265,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
              ""]
     width = text_width()
     hint = "--format json has every figure."
-    lines = [part for line in lines for part in (textwrap.wrap(line, width) or [""])]
+    lines = [part for line in lines for part in wrap(line, width)]
     out = ("\n".join(lines) + class_table(bg).as_text(width, hint=hint) + "\n"
            + waterfall_table(bg).as_text(width, wrap=("term",), hint=hint))
     saved = bg.bytes_saved()

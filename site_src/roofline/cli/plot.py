@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from roofline.cli._common import (add_catalog, add_settings_options, output_file,
-                                  settings_options, write_error)
+                                  settings_options, warn_line, write_error)
 from roofline.widgets.roofline.settings import RooflineSettings
 
 
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     output_file(args.output, "--output")
     settings = door.settings("roofline", settings_options(args, RooflineSettings),
-                             catalog=args.catalog)
+                             catalog=args.catalog, warn=warn_line("plot"))
     catalog, _ = settings.model()
     name = catalog[settings.hardware].name
     title = f"Roofline: {name}, {catalog.precision(settings.precision).label}"

@@ -15,6 +15,11 @@ place a model error's field becomes an option. Anything else (a KeyError, a Boke
 bug in this package and propagates as itself, traceback and all: it is never reworded as the
 author's mistake.
 
+Warnings: what valid settings will not show (a requested roof the chip has no figure for,
+`WidgetSettings.warnings()`) is reported, never dropped silently: each host passes `warn`
+(Sphinx's logger, the CLI's stderr line, Python's warnings for `roofline.figure()`); without
+one it goes to the MkDocs log ("where: option 'x': what").
+
 Adding a widget kind: its settings class (a WidgetSettings, see roofline/widgets/base.py) and
 its renderer `render(settings) -> str` in roofline/widgets/<kind>/, then one line in KINDS.
 """
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,17 +78,28 @@ def kind_of(kind: str, *, where: str = "") -> WidgetKind:
                                 valid=list(KINDS)) from None
 
 
+Warn = Callable[[str, str], None]
+"""A host's way to report a warning: warn(option, message)."""
+
+
 def settings(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "",
-             **fields: Any) -> WidgetSettings:
+             warn: Warn | None = None, **fields: Any) -> WidgetSettings:
     """Validated settings of widget `kind` from a host's options (a fence's YAML, a directive's
     options, figure()'s or the CLI's keyword arguments); `fields` sets dataclass fields that
-    are not options (the CLI's --catalog). Raises WidgetOptionError naming where and option."""
+    are not options (the CLI's --catalog). Raises WidgetOptionError naming where and option;
+    reports the settings' warnings through `warn` (default: the MkDocs log)."""
     cls = kind_of(kind, where=where).settings_class()
     try:
-        return cls.from_options(options or {}, where=where, **fields)
+        checked = cls.from_options(options or {}, where=where, **fields)
     except RooflineError as exc:
         log.debug("%s: %s", where or kind, exc, exc_info=True)
         raise cls.option_error(exc, where=where, given=options or {}) from None
+    for option, message in checked.warnings():
+        if warn is not None:
+            warn(option, message)
+        else:
+            log.warning("%s", WidgetOptionError(message, where=where, option=option))
+    return checked
 
 
 def render(widget: WidgetSettings, *, where: str = "") -> str:
@@ -99,6 +115,7 @@ def render(widget: WidgetSettings, *, where: str = "") -> str:
         raise type(widget).option_error(exc, where=where) from None
 
 
-def render_widget(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "") -> str:
+def render_widget(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "",
+                  warn: Warn | None = None) -> str:
     """settings() then render(): the HTML block of widget `kind` for `options`."""
-    return render(settings(kind, options, where=where), where=where)
+    return render(settings(kind, options, where=where, warn=warn), where=where)

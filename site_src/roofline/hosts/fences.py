@@ -6,6 +6,9 @@ page, the option's line and the option:
 
     docs/index.md:7: ```roofline fence: option 'precison': unknown option (valid: …)
 
+What valid options will not show (a ceiling the chip has no figure for) is a warning in the
+MkDocs log at the option's line, in the same form (`strict: true` fails the build on it).
+
 FenceError is a SuperFencesException (anything else superfences swallows, leaving a plain code
 block) and an MkDocs PluginError (MkDocs prints it as one line, with no traceback). A bug in
 this package (any other exception) is not the author's mistake and is not reworded: it is
@@ -127,10 +130,15 @@ def fence(kind: str) -> Formatter:
                   **kwargs: Any) -> str:
         name = language or kind
         nth = _Seen.count(source)
+
+        def warn(option: str, message: str) -> None:  # at the option's line, like an error
+            at = where(source, option, nth)
+            door.log.warning("%s```%s fence: option '%s': %s", f"{at}: " if at else "", name,
+                             option, message)
         try:
             # Python-Markdown unwraps a stashed block from its <p> only when the HTML starts
             # with a tag: a leading newline leaves a <table> inside a <p> (invalid HTML).
-            return door.render_widget(kind, parse(source), where="").strip()
+            return door.render_widget(kind, parse(source), where="", warn=warn).strip()
         except WidgetOptionError as exc:
             at = where(source, exc.option, nth)
             text = (f"```{name} fence: " + (f"option '{exc.option}': " if exc.option else "")

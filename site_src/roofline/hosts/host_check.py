@@ -4,11 +4,16 @@ analytics tag, a script or stylesheet from a CDN, the offline plugin's iframe-wo
 author who added our plugin for offline plots would otherwise find out from a network log.
 
 `warn_outside_assets(config)` logs ONE warning listing them (logger `mkdocs.plugins.roofline`),
-or nothing. Pure inspection of the MkDocs config: no network, no Bokeh."""
+or nothing. Pure inspection of the MkDocs config: no network, no Bokeh.
+
+`warn_missing_polyfills(config, files)` warns for each local file `extra.polyfills` names that
+the site does not have (a vendored shim never copied into docs/): every page would request it
+and the offline plugin's search would not work from file://; `strict: true` fails on it."""
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger("mkdocs.plugins.roofline")
@@ -70,3 +75,23 @@ def warn_outside_assets(config: Any) -> list[str]:
         log.warning("roofline: the plots need nothing from the network, but this site loads "
                     "%s. %s", "; ".join(found), ADVICE)
     return found
+
+
+def missing_polyfills(config: Any, files: Any) -> list[str]:
+    """The local `extra.polyfills` paths that are no file of the site (`files`: MkDocs' Files,
+    every plugin's and hook's generated files included)."""
+    paths = [str(p) for p in config.extra.get("polyfills") or []]
+    return [p for p in paths if not _is_remote(p)
+            and files.get_file_from_path(p.lstrip("/")) is None]
+
+
+def warn_missing_polyfills(config: Any, files: Any) -> list[str]:
+    """One warning per missing polyfill file; returns them."""
+    missing = missing_polyfills(config, files)
+    for path in missing:
+        fix = (" (copy it there with `roofline export --shim-only --out "
+               f"{Path(config.docs_dir).name}/{Path(path).parent.as_posix()}`)"
+               if "iframe-worker" in path else "")
+        log.warning("roofline: extra.polyfills names %s, which is no file of this site: every "
+                    "page would ask for it in vain%s.", path, fix)
+    return missing

@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from mkdocs.utils import get_relative_url
 
@@ -63,6 +64,11 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         files.append(File.generated(config, f"{base}/{assets.loader_name()}",
                                     content=assets.loader_source()))
         return files
+
+    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
+        # Every plugin's and hook's files are in by now: a polyfill none of them has is missing.
+        host_check.warn_missing_polyfills(config, files)
+        return env
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig,
                          files: Files) -> str:

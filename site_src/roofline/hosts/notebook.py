@@ -1,60 +1,76 @@
 """Jupyter output and standalone files for `roofline.figure(...)`.
 
 `roofline.figure()` returns the widget's Bokeh layout, still a plain Bokeh model for
-`bokeh.io.show`, `file_html` and `json_item` (it serialises as the same Bokeh type), with three
-additions:
+`bokeh.io.show`, `file_html` and `json_item` (it serialises as the same Bokeh type), with:
 
-- `_repr_mimebundle_` / `_repr_html_`: a notebook cell whose value is the figure shows it, fully
-  offline: the output holds the widget's block, BokehJS (core + widgets) and the loader as
-  inert `<script type="text/x-roofline">` text, and a few lines that evaluate them only when
-  the page has no BokehJS of this version yet, so several figures in one notebook load it once.
-  Nothing comes from a CDN, and a saved notebook (or its HTML export) still shows the plots.
+- `_repr_mimebundle_`: a notebook cell whose value is the figure shows it, offline. The output
+  is the ```roofline fence's block for the same options, made by the one door
+  (roofline.hosts.door.render, through the build cache when ROOFLINE_CACHE_DIR is set), plus
+  what the page lacks to draw it: BokehJS and the loader travel in the first output of the
+  kernel session only, and each shared callback module once, as inert text that
+  notebook_boot.js evaluates; later outputs carry their block and that script (tens of KB).
+  Nothing comes from a CDN, and a saved notebook, or its HTML export, still shows every plot.
 - `.save(path)`: one self-contained HTML file (BokehJS inlined) that opens from disk.
 - `.html()`: that file's text.
+
+Which output carries a piece: the first to need it in the kernel session; again when the cell
+that carried it runs again (its new output replaces the old one) or was deleted (JupyterLab
+and Notebook 7 name the cell of each request); in every output on Colab, which shows each
+output in a frame of its own. A block whose pieces are not on the page (their output was
+cleared) keeps its static first frame and says how to bring it to life.
+
+The layout is not tied to a Bokeh Document (the widget's layout makes one for hosts without
+our loader): `bokeh.io.show(fig)` adds it to its own, and any Document it joins gets the
+widget's first-frame callbacks on document_ready.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import html as html_module
+import json
+import re
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
+from roofline.errors import RooflineWarning
+
 MIME_HTML = "text/html"
 _INERT = "text/x-roofline"
-
-# Evaluates the inert copies of BokehJS and the loader that an output carries, once per page
-# (the first output that runs brings them in; later ones find them), then renders new blocks.
-_BOOT = """(function () {
-  "use strict";
-  var V = %(version)s;
-  function have() { var B = window.Bokeh; return !!(B && B.version === V && B.embed && B.Widgets); }
-  function run(name) {
-    var s = document.querySelector('script[type="%(inert)s"][data-roofline="' + name + '"]');
-    if (s) (0, eval)(s.textContent);
-  }
-  if (!have()) { %(bundles)s }
-  if (!(window.roofline && window.roofline.render)) run("loader");
-  document.querySelectorAll(".roofline-block:not([data-roofline-state])").forEach(
-    function (b) { window.roofline.render(b); });
-})();"""
+BOOT_JS = Path(__file__).with_name("notebook_boot.js")
+CODE_SHARED_MIN = 2000
+"""A callback module at least this long (characters) travels once per notebook, not per plot."""
+_ITEM = re.compile(r'(<script type="application/json" class="roofline-item")>(.*?)</script>',
+                   re.S)
+WAITING_NOTE = ("Static view: this plot becomes interactive when the notebook's first roofline "
+                "output (it carries BokehJS) is shown. If that output was cleared, run its "
+                "cell again, or restart the kernel and run all.")
 
 
 class _Display:
     """The notebook and file methods; mixed into the layout's own Bokeh class (see wrap())."""
 
-    _roofline_height_px: int
-    _roofline_label: str
-    _roofline_static: str
+    _roofline_settings: Any
+    _roofline_objects: dict | None
+    _roofline_ready: list
 
     def _roofline_block(self) -> str:
-        from roofline.render.embed import block
-        return block(self, height_px=self._roofline_height_px, label=self._roofline_label,
-                     static=self._roofline_static)
+        """The fence's block for these options: through the door when figure() was given only
+        options (and a catalog, which its settings name by path); else drawn from the objects
+        it was given (an op zoo, a measurement document)."""
+        if self._roofline_objects is None:
+            from roofline.hosts import door
+            return door.render(self._roofline_settings)
+        from roofline.widgets.roofline.block import render
+        return render(self._roofline_settings, **self._roofline_objects)
 
     def html(self, *, title: str | None = None) -> str:
         """One self-contained HTML page (BokehJS and the loader inlined)."""
         from roofline.render.embed import page
-        return page(self._roofline_block(), title=title or self._roofline_label)
+        return page(self._roofline_block(), title=title or self._roofline_settings.label)
 
     def save(self, path: str | Path, *, title: str | None = None) -> Path:
         """Write html() to `path` (a file that works offline, from disk); returns the path."""
@@ -62,39 +78,122 @@ class _Display:
         path.write_text(self.html(title=title), encoding="utf-8")
         return path
 
-    def _repr_html_(self) -> str:
-        return notebook_html(self._roofline_block())
-
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        return {MIME_HTML: self._repr_html_(),
-                "text/plain": f"<{self._roofline_label}: a Bokeh {self.__qualified_model__}>"}
+        return {MIME_HTML: notebook_output(self._roofline_block()),
+                "text/plain": f"<{self._roofline_settings.label}: a Bokeh "
+                              f"{self.__qualified_model__}>"}
+
+    def _attach_document(self, doc: Any) -> None:
+        super()._attach_document(doc)  # type: ignore[misc]
+        ready = doc.callbacks._js_event_callbacks.get("document_ready", [])
+        for callback in self._roofline_ready:
+            if callback not in ready:
+                doc.js_on_event("document_ready", callback)
 
 
-def notebook_html(block_html: str) -> str:
-    """A notebook output for one block: the block, inert BokehJS + loader, and _BOOT."""
-    import json
+# ---------------------------------------------------------------- what the page already has
 
-    import bokeh
+class Session:
+    """The pieces this kernel session has sent to the notebook's page: piece -> (cell id, request
+    id) of the output that carried it."""
 
+    def __init__(self) -> None:
+        self.sent: dict[str, tuple[str | None, str | None]] = {}
+
+    def carry(self, piece: str) -> bool:
+        """Whether the output being made now must carry `piece` (and note that it does)."""
+        cell, request, deleted, isolated = _request()
+        before = self.sent.get(piece)
+        if isolated or before is None or (
+                cell is not None and before[0] == cell and before[1] != request) or (
+                before[0] is not None and before[0] in deleted):
+            self.sent[piece] = (cell, request)
+            return True
+        return False
+
+
+SESSION = Session()
+
+
+def _request() -> tuple[str | None, str | None, tuple, bool]:
+    """(the cell id the front end gave the running request, the request's id, the cells it says
+    were deleted, whether each output is shown in a frame of its own)."""
+    isolated = "google.colab" in sys.modules
+    ipython = sys.modules.get("IPython")  # not imported here: without it nothing is displayed
+    shell = ipython.get_ipython() if ipython is not None else None
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None or not hasattr(kernel, "get_parent"):
+        return None, None, (), isolated
+    parent = kernel.get_parent() or {}
+    meta = parent.get("metadata") or {}
+    return (meta.get("cellId"), (parent.get("header") or {}).get("msg_id"),
+            tuple(meta.get("deletedCells") or ()), isolated)
+
+
+def notebook_output(block_html: str, session: Session | None = None) -> str:
+    """A notebook output for one block: the block (its large callback modules as placeholders,
+    waiting), the pieces `session` has not sent yet, a note for a page without them, and the
+    boot script."""
     from roofline.render import assets
-    inert = []
-    names = []
-    for asset in assets.bokeh_assets():
-        name = asset.name.removesuffix(f"-{bokeh.__version__}.min.js")
-        names.append(name)
-        inert.append((name, asset.read_text()))
-    inert.append(("loader", assets.loader_source()))
-    scripts = "\n".join(f'<script type="{_INERT}" data-roofline="{name}">{_script_safe(text)}'
-                         "</script>" for name, text in inert)
-    boot = _BOOT % {"version": json.dumps(bokeh.__version__), "inert": _INERT,
-                    "bundles": " ".join(f"run({json.dumps(n)});" for n in names)}
-    return (f'<div class="roofline-notebook">\n{block_html}\n{scripts}\n'
-            f"<script>\n{boot}\n</script>\n</div>")
+    session = session or SESSION
+    found = _ITEM.search(block_html)
+    item, shared = share_code(found.group(2))
+    block = (block_html[:found.start()]
+             + f'{found.group(1)} data-roofline-code="{" ".join(shared)}">{item}</script>'
+             + block_html[found.end():])
+    block = block.replace('<div class="roofline-block"',
+                          '<div class="roofline-block" data-roofline-state="waiting"', 1)
+    pieces: list[tuple[str, str]] = []
+    bundles = assets.bokeh_assets()
+    if session.carry("bokeh"):
+        pieces += [(a.name, a.read_text()) for a in bundles]
+        pieces.append(("loader", assets.loader_source()))
+    pieces += [(f"code-{h}", token) for h, token in shared.items() if session.carry(f"code-{h}")]
+    scripts = "".join(f'<script type="{_INERT}" data-roofline="{name}">{_script_safe(text)}'
+                      "</script>\n" for name, text in pieces)
+    boot = (BOOT_JS.read_text(encoding="utf-8")
+            .replace("__BOKEH_VERSION__", assets.bokeh_version())
+            .replace("__BOKEH_PIECES__", json.dumps([a.name for a in bundles])))
+    return (f'<div class="roofline-notebook">\n{block}\n'
+            f'<p class="roofline-waiting" hidden>{html_module.escape(WAITING_NOTE)}</p>\n'
+            f"{scripts}<script>\n{boot}</script>\n</div>")
+
+
+def share_code(item: str) -> tuple[str, dict[str, str]]:
+    """A block's json_item text with each callback module of CODE_SHARED_MIN characters or more
+    replaced by "roofline-code:HASH"; returns it and {HASH: the module's JSON string exactly as
+    it stood}, so putting each string back (notebook_boot.js) gives the item unchanged."""
+    from roofline.render.embed import script_safe_json
+    shared: dict[str, str] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            attrs = node.get("attributes")
+            code = attrs.get("code") if node.get("name") == "CustomJS" and isinstance(
+                attrs, dict) else None
+            if isinstance(code, str) and len(code) >= CODE_SHARED_MIN:
+                digest = hashlib.sha256(code.encode()).hexdigest()[:16]
+                shared[digest] = script_safe_json(json.dumps(code, ensure_ascii=False))
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(json.loads(item))
+    for digest, token in shared.items():
+        if token not in item:  # item_json wrote it some other way: a bug of ours
+            raise RuntimeError(f"callback module {digest} is not in the item as item_json "
+                               "writes strings")
+        item = item.replace(token, f'"roofline-code:{digest}"')
+    return item, shared
 
 
 def _script_safe(text: str) -> str:
     return text.replace("</script", "<\\/script")
 
+
+# ---------------------------------------------------------------- the figure
 
 @functools.cache
 def _display_class(base: type) -> type:
@@ -105,47 +204,54 @@ def _display_class(base: type) -> type:
         "__qualified_model__": base.__qualified_model__, "__module__": __name__})
 
 
-def wrap(layout: Any, *, height_px: int, label: str, static: str = "") -> Any:
+def wrap(layout: Any, settings: Any, objects: dict | None = None) -> Any:
     """Give a widget's Bokeh layout the notebook/file methods above (same object, same
-    serialised type); `height_px` is the block's reserved height, `label` its accessible name,
-    `static` its first frame as inline SVG (see roofline.render.embed.block)."""
+    serialised type): `settings` are its validated settings, `objects` what figure() was given
+    besides options (see _Display._roofline_block). The layout leaves the Document its builder
+    put it in, keeping that Document's document_ready callbacks for the next one it joins."""
+    doc = layout.document
+    ready = list(doc.callbacks._js_event_callbacks.get("document_ready", [])) if doc else []
+    if doc is not None:
+        doc.remove_root(layout)  # else bokeh.io.show() fails: "already in a doc"
     layout.__class__ = _display_class(type(layout))
-    layout._roofline_height_px = int(height_px)
-    layout._roofline_label = label
-    layout._roofline_static = static
+    layout._roofline_settings = settings
+    layout._roofline_objects = objects
+    layout._roofline_ready = ready
     return layout
 
 
-def figure_options(*, catalog: Any = None, measurement: Any = None, url_state: bool = True,
+def figure_options(*, catalog: Any = None, measurement: Any = None, url_state: bool | None = None,
                    **options: Any) -> tuple[dict, dict, dict | None]:
     """roofline.figure()'s keyword arguments as the door takes them: (the fence's options, None
     meaning the default; the settings fields that are not options; a measurement document
-    given as a dict, drawn as is)."""
+    given as a dict, drawn as is). `url_state` is the old spelling of the `url` option."""
     opts = {k: v for k, v in options.items() if v is not None}
-    if url_state is not True:
-        opts["url"] = url_state
+    if url_state is not None:
+        warnings.warn("roofline.figure(url_state=...) is now url=..., the fence's option name",
+                      DeprecationWarning, stacklevel=4)
+        opts.setdefault("url", url_state)
     if isinstance(measurement, (str, Path)):
         opts["measurement"], measurement = str(measurement), None
     fields = {"catalog": str(catalog.path)} if catalog is not None else {}
     return opts, fields, measurement
 
 
+def _warn(option: str, message: str) -> None:
+    # figure() -> roofline_figure() -> door.settings() -> here: point at the caller's line.
+    warnings.warn(f"option '{option}': {message}", RooflineWarning, stacklevel=5)
+
+
 def roofline_figure(*, catalog: Any = None, zoo: Any = None, measurement: Any = None,
-                    url_state: bool = True, **options: Any) -> Any:
+                    url_state: bool | None = None, **options: Any) -> Any:
     """roofline.figure(): the widget's layout, displayable and savable (see the module doc).
-    The options are the ```roofline fence's, parsed by the one door (roofline.hosts.door), so
-    the notebook block reserves the fence's height and draws the fence's static first frame."""
+    The options are the ```roofline fence's, parsed by the one door (roofline.hosts.door)."""
     from roofline.hosts import door
     from roofline.widgets.roofline.layout import build_layout
-    from roofline.widgets.roofline.static import render
 
     opts, fields, measurement = figure_options(catalog=catalog, measurement=measurement,
                                                url_state=url_state, **options)
-    settings = door.settings("roofline", opts, **fields)
+    settings = door.settings("roofline", opts, warn=_warn, **fields)
     layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
-    height = settings.height_px
-    if measurement is not None:  # a document given as a dict: its overlay adds the picker
-        from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX
-        height += PICKER_HEIGHT_PX
-    static = render(settings.payload(catalog, zoo), height_px=settings.height)
-    return wrap(layout, height_px=height, label=settings.label, static=static)
+    objects = (None if zoo is None and measurement is None
+               else {"catalog": catalog, "zoo": zoo, "measurement": measurement})
+    return wrap(layout, settings, objects)

@@ -75,12 +75,13 @@ class OptionError(Exception):
         self.option, self.message = option, message
 
 
-def render(kind: str, options: dict[str, Any], *, where: str) -> str:
+def render(kind: str, options: dict[str, Any], *, where: str,
+           warn: door.Warn | None = None) -> str:
     """The HTML block for widget `kind` with `options`, through the widget layer's one door
     (roofline.hosts.door: the kind's settings object, the fence's validation);
-    raises OptionError naming the option."""
+    raises OptionError naming the option; `warn(option, message)` gets its warnings."""
     try:
-        return door.render_widget(kind, options, where=where)
+        return door.render_widget(kind, options, where=where, warn=warn)
     except RooflineError as exc:  # WidgetOptionError: .option and .detail (the rest of the line)
         raise OptionError(getattr(exc, "option", "") or None, exc.detail) from None
 
@@ -175,10 +176,14 @@ class RooflineDirective(SphinxDirective):
             source, _ = self.get_source_info()
             line = self.lineno
             where = f"{_relative(source, self.env.srcdir)}:{line}"
+
+            def warn(option: str, message: str) -> None:  # -W makes it an error
+                logger.warning(f"{kind} directive: option '{option}': {message}",
+                               location=(self.env.docname, self._line_of(option)))
             # A `model:` config.json is a path relative to the source folder.
             token = model_option.DOCS_DIR.set(Path(self.env.srcdir))
             try:
-                html = render(kind, opts, where=where)
+                html = render(kind, opts, where=where, warn=warn)
             finally:
                 model_option.DOCS_DIR.reset(token)
         except OptionError as exc:

@@ -24,13 +24,22 @@ def file_key(path: Path | str) -> tuple[str, int, int]:
 
 
 def load(path: Path) -> dict[str, Any]:
+    """A TOML file's tables; anything that keeps it from being read (missing, a folder, not
+    UTF-8, not TOML, unreadable) is one RooflineError naming the file."""
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
         raise RooflineError("file not found", where=str(path)) from None
+    except IsADirectoryError:
+        raise RooflineError("is a folder; name a TOML file", where=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise RooflineError(f"not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset "
+                            f"{exc.start}); TOML files are UTF-8", where=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise RooflineError(f"not valid TOML: {exc}", where=str(path)) from None
+    except OSError as exc:
+        raise RooflineError(f"cannot read: {exc.strerror or exc}", where=str(path)) from None
 
 
 class Fields:

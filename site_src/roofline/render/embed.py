@@ -44,7 +44,12 @@ def item_json(layout: Model) -> str:
     for found in _ID.finditer(text):
         mapping.setdefault(found.group(1), f"p{1000 + len(mapping)}")
     text = _REF.sub(lambda m: f'"{mapping.get(m.group(1), m.group(1))}"', text)
-    # "</script" or "<!--" inside a string would end or confuse the script element.
+    return script_safe_json(text)
+
+
+def script_safe_json(text: str) -> str:
+    """JSON text that can stand inside a <script> element: "</script" or "<!--" inside a
+    string would end or confuse it (the escapes keep the JSON's value)."""
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 

@@ -47,12 +47,15 @@ S = TypeVar("S", bound="WidgetSettings")
 @dataclass(frozen=True)
 class Option:
     """One option of a widget: its name in the fence/directive, the types it takes, a one-line
-    help, the dataclass field it sets (default: the same name) and, for lists, the item type."""
+    help, the dataclass field it sets (default: the same name), for lists the item type, and
+    how its default reads where the field's default says nothing by itself (None: worked out
+    from the other options)."""
     name: str
     types: type | tuple[type, ...]
     help: str = ""
     field: str = ""
     items: type | None = None
+    default_text: str = ""
 
     @property
     def attr(self) -> str:
@@ -141,6 +144,12 @@ class WidgetSettings:
 
     def check(self) -> None:
         """Validate against the model (catalog, zoo, files); raise WidgetOptionError."""
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """(option, message) for each thing asked for that valid settings will not show (a
+        roof the chip has no figure for): every host reports them through the door, and a
+        request that would show nothing at all is refused by check() instead."""
+        return []
 
     def data_files(self) -> list[str]:
         """Files outside the package data folder this widget reads (the build cache hashes

@@ -3,21 +3,34 @@ kind; it never parses options or picks defaults: the settings did)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from roofline.widgets.roofline.settings import RooflineSettings
 
+if TYPE_CHECKING:
+    from roofline.model.catalog import Catalog
+    from roofline.model.ops import OpZoo
 
-def render(settings: RooflineSettings, *, label: str = "") -> str:
+
+def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | None = None,
+           zoo: OpZoo | None = None, measurement: dict | None = None) -> str:
     """The interactive roofline (with its measurement overlay, if any) and its static first
-    frame."""
+    frame. `catalog`, `zoo` and a `measurement` document given as a dict are what
+    roofline.figure() may be handed instead of names (the fence only has names)."""
     from roofline.render.embed import block
     from roofline.widgets.roofline.layout import build_layout, drawing_payload
     from roofline.widgets.roofline.static import key_html, render as static
-    data = drawing_payload(settings)
+    data = drawing_payload(settings, catalog, zoo, measurement)
+    drawn = measurement if measurement is not None else settings.measurement
     doc = None
-    if settings.measurement is not None:  # the static drawing shows the measurement too
+    height = settings.height_px
+    if drawn is not None:  # the static drawing shows the measurement too
         from roofline.widgets.measurement.settings import load_measurement
-        doc = load_measurement(settings.measurement)
-    return block(build_layout(settings), height_px=settings.height_px,
-                 label=label or settings.label,
+        doc = load_measurement(drawn)
+    if measurement is not None and settings.measurement is None:  # its overlay adds the picker
+        from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX
+        height += PICKER_HEIGHT_PX
+    layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
+    return block(layout, height_px=height, label=label or settings.label,
                  static=static(data, height_px=settings.height, measurement=doc),
                  key=key_html(data))

@@ -67,18 +67,22 @@ class RooflineSettings(WidgetSettings):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("hardware", str, "a catalog id (`roofline hardware` lists them)"),
         Option("precision", str, "a precision the chip has"),
-        Option("ops", (list, tuple), "op-zoo ids drawn as points and offered as presets",
-               items=str),
+        Option("ops", (list, tuple), "op-zoo ids drawn as points and offered as presets "
+               "(`roofline ops` lists them)", items=str, default_text="every op of the zoo"),
         Option("ai", (int, float), f"initial arithmetic intensity, FLOP/byte, {AI_MIN:g}–"
-               f"{AI_MAX:,g}"),
-        Option("op", str, "the preset selected at first"),
-        Option("ceilings", (list, tuple), "extra roofs: " + ", ".join(CEILINGS), items=str),
+               f"{AI_MAX:,g}", default_text="the selected op's, else 10"),
+        Option("op", str, "the preset selected at first", default_text="none"),
+        Option("ceilings", (list, tuple), "extra roofs from the chip's memory tiers and its "
+               "vector units: " + ", ".join(CEILINGS) + " (a tier the chip has no figure for "
+               "is a warning)", items=str, default_text="none"),
         Option("height", int, f"plot height in pixels, {HEIGHT_MIN}–{HEIGHT_MAX}"),
-        Option("url", bool, "read and write the view in the page URL", field="url_state"),
+        Option("url", bool, "read and write the view in the page URL",
+               field="url_state"),
         Option("measurement", str, "a measurement JSON drawn over the roofline (package data "
-               "name, or a path under docs/)"),
+               "name, or a path under docs/)", default_text="none"),
         Option("tokens", int, f"tokens per step at first (1–{TOKENS_MAX:,}); adds a slider that "
-               "moves the model's projection GEMMs along the roofline"),
+               "moves the model's projection GEMMs along the roofline",
+               default_text="none: no slider"),
         Option("model", str, "the transformer whose projection GEMMs the tokens slider "
                "moves: a bundled model (`roofline models` lists them) or a Hugging Face "
                "config.json, its path relative to the docs folder", field="tokens_model"),
@@ -128,12 +132,34 @@ class RooflineSettings(WidgetSettings):
         for kind in self.ceilings:
             if kind not in CEILINGS:
                 raise self.fail("ceilings", f"unknown ceiling {kind!r}", list(CEILINGS))
+        if self.ceilings and not any(missing(h, k) is None for h in catalog
+                                     for k in self.ceilings):
+            # No chip the reader could pick draws any of them: the option would do nothing.
+            raise self.fail("ceilings", "nothing to draw: no chip in the catalog has "
+                            + " or ".join(dict.fromkeys(missing(hw, k) for k in self.ceilings)))
         if not (isinstance(self.height, int) and not isinstance(self.height, bool)
                 and HEIGHT_MIN <= self.height <= HEIGHT_MAX):
             raise self.fail("height", f"height must be an integer from {HEIGHT_MIN} to "
                             f"{HEIGHT_MAX} (pixels), got {self.height!r}")
         if self.measurement is not None:
             self.overlay().check()
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """Each requested ceiling the first chip has no figure for (drawn for the chips that
+        have one, when the reader picks them)."""
+        catalog, _ = self.model()
+        hw = catalog[self.hardware]
+        out = []
+        for kind in dict.fromkeys(self.ceilings):
+            lacks = missing(hw, kind)
+            if lacks is None:
+                continue
+            others = sum(missing(h, kind) is None for h in catalog)
+            what = _WHAT[kind].split(" ", 1)[1]
+            out.append(("ceilings", f"{kind!r} is not drawn for {self.hardware}: the catalog "
+                        f"has no {what} for it ({others} other chips have one)" if others else
+                        f"{kind!r} is not drawn: no chip in the catalog has {lacks}"))
+        return out
 
     def data_files(self) -> list[str]:
         from roofline.widgets.model_option import model_file
@@ -171,6 +197,25 @@ class RooflineSettings(WidgetSettings):
             model_catalog, model_zoo = self.model()
             catalog, zoo = catalog or model_catalog, zoo or model_zoo
         return payload(self, catalog, zoo)
+
+
+# What a chip needs for each extra roof to be drawn (scene.py draws a tier's diagonal only
+# with a bandwidth, the vector roof only with a vector peak; the HBM roof is always drawn).
+_WHAT = {"sram": "an SRAM bandwidth", "l2": "an L2 bandwidth", "host": "a host-link bandwidth",
+         "scaleup": "a GPU-to-GPU (scale-up) bandwidth", "vector": "a vector (non-tensor) peak"}
+
+
+def missing(hw: Accelerator, kind: str) -> str | None:
+    """What chip `hw` lacks for ceiling `kind` to be drawn ("an L2 bandwidth"), or None when
+    it is drawn."""
+    if kind == "hbm":
+        return None
+    if kind == "vector":
+        drawn = hw.vector_peak is not None or any(hw.vector_peak_for(p) for p in hw.peaks)
+    else:
+        tier = hw.tier(kind)
+        drawn = tier is not None and bool(tier.bandwidth_bytes_per_s)
+    return None if drawn else _WHAT[kind]
 
 
 # ---------------------------------------------------------------- the payload the JS reads
