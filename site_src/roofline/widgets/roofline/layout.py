@@ -5,8 +5,8 @@ Public contract (documented in docs/embed.md): models named `roofline-figure`, `
 `vector-roof`; with the tokens option `tokens-slider`, `tokens-mark-N`, `tokens-points`, and
 always `launch-floor`. Python builds a fresh, empty layout (named controls, sources and
 annotations) and the payload; the one CustomJS callback draws every frame from them, the
-first included, through `scene()` in scene.mjs. Its Python mirror, plot/scene.py, serves the build-time SVG
-(plot/svg.py); tests/cases/*.json keep the two equal.
+first included, through `scene()` in scene.mjs; the build runs the same scene.mjs for the
+static first frame (static.py, through roofline.render.jsengine).
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ class RooflineSettings(WidgetSettings):
         return payload(self, catalog, zoo)
 
 
-# What a chip needs for each extra roof to be drawn (scene.py draws a tier's diagonal only
+# What a chip needs for each extra roof to be drawn (scene.mjs draws a tier's diagonal only
 # with a bandwidth, the vector roof only with a vector peak; the HBM roof is always drawn).
 _WHAT = {"sram": "an SRAM bandwidth", "l2": "an L2 bandwidth", "host": "a host-link bandwidth",
          "scaleup": "a GPU-to-GPU (scale-up) bandwidth", "vector": "a vector (non-tensor) peak"}
