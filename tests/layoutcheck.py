@@ -180,9 +180,14 @@ CHECKS: dict[str, str] = {
         const g = v.glyph;
         if (g && v.model.visible && g.model.type === 'Line' && g.sx)
           for (let i = 1; i < g.sx.length; i++) lines.push(['line', [g.sx[i - 1], g.sy[i - 1], g.sx[i], g.sy[i]]]);
-        if (g && v.model.visible && g.model.type === 'MultiLine' && g.sxs)
-          for (let k = 0; k < g.sxs.length; k++) for (let i = 1; i < g.sxs[k].length; i++)
-            lines.push(['line', [g.sxs[k][i - 1], g.sys[k][i - 1], g.sxs[k][i], g.sys[k][i]]]);
+        if (g && v.model.visible && g.model.type === 'MultiLine' && g.sxs) {
+          // BokehJS keeps a multi-line's screen coordinates ragged: .get(k) where it has it
+          const at = (r, k) => (typeof r.get === 'function' ? r.get(k) : r[k]);
+          for (let k = 0; k < g.sxs.length; k++) {
+            const xs = at(g.sxs, k), ys = at(g.sys, k);
+            for (let i = 1; xs && i < xs.length; i++) lines.push(['line', [xs[i - 1], ys[i - 1], xs[i], ys[i]]]);
+          }
+        }
         if (g && v.model.visible && g.model.type === 'Segment' && g.sx0)
           for (let i = 0; i < g.sx0.length; i++) lines.push(['leader', [g.sx0[i], g.sy0[i], g.sx1[i], g.sy1[i]]]);
         if (v.model.type === 'Span' && v.model.visible && Number.isFinite(v.model.location)) {

@@ -47,7 +47,12 @@ def _context(entry: Path):
 
     ctx = quickjs.Context()
     names = _EXPORT.findall(code)
-    source = code.replace("export default ", "const __default__ = ")
+    # Each joined module may have a default export (a Bokeh callback): unnamed, they would
+    # clash in one scope; they are not called at build time, so each gets a name of its own.
+    count = iter(range(1_000_000))
+    source = re.sub(r"^export default (async )?function\s*\(",
+                    lambda m: f"{m.group(1) or ''}function __default{next(count)}__(", code,
+                    flags=re.M)
     try:
         ctx.module(f"{source}\nglobalThis.__rl = {{ {', '.join(names)} }};\n")
         ctx.eval("null")  # run the module's pending evaluation job

@@ -251,3 +251,55 @@ export function drawChart(spec) {
                     leaders: { ...leaderLines(placed, spec.x.range, spec.y.range, m.w, m.h),
                                color: "muted" } });
 }
+
+// ---------------------------------------------------------------- horizontal bars
+
+// A chart of horizontal bars on named rows (top to bottom) over a linear x axis: spec {width,
+// height, margin, title, cls, rows: [name, ...], x: {range, label, ticks}, bars: [{row, left,
+// right, color, opacity, thick}], labels: [{row, x, text, align, dx}]}. Rows are named left of
+// the frame; a title sits over it, as Bokeh's figures put theirs.
+export function barChart(spec) {
+  const [top, , , left] = spec.margin;
+  const w = spec.width - spec.margin[1] - left;
+  const h = spec.height - top - spec.margin[2];
+  const [x0, x1] = spec.x.range;
+  const xs = (x) => left + (x - x0) / (x1 - x0) * w;
+  const band = h / spec.rows.length;
+  const yc = (i) => top + band * (i + 0.5);
+  const rowOf = new Map(spec.rows.map((r, i) => [r, i]));
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="${esc(spec.cls || "rl-chart")}" ` +
+    `role="img" viewBox="0 0 ${spec.width} ${spec.height}" width="${spec.width}" ` +
+    `height="${spec.height}" aria-label="${esc(spec.title || "")}" ` +
+    `data-frame="${[left, top, w, h].map(f1).join(" ")}" style="font-family:${FONT_STACK}">`,
+  `<rect width="${spec.width}" height="${spec.height}" style="fill:${color("bg")}"/>`];
+  if (spec.title) out.push(text(left, top - 8, spec.title, { size: 13, bold: true, cls: "rl-title" }));
+  for (const v of spec.x.ticks) {
+    out.push(`<line class="rl-grid" x1="${f1(xs(v))}" y1="${f1(top)}" x2="${f1(xs(v))}" ` +
+             `y2="${f1(top + h)}" style="stroke:${color("grid")}"/>`);
+    out.push(text(xs(v), top + h + 17, num(v, 3), { anchor: "middle", cls: "rl-tick" }));
+  }
+  out.push(`<rect x="${f1(left)}" y="${f1(top)}" width="${f1(w)}" height="${f1(h)}" ` +
+           `style="fill:none;stroke:${color("frame")}"/>`);
+  spec.rows.forEach((r, i) => out.push(text(left - 7, yc(i) + 4, r, { anchor: "end", cls: "rl-tick" })));
+  if (spec.x.label) {
+    out.push(text(left + w / 2, spec.height - 9, spec.x.label,
+                  { size: 13, italic: true, anchor: "middle", cls: "rl-axis-label" }));
+  }
+  for (const b of spec.bars) {
+    const i = rowOf.get(b.row);
+    const th = band * (b.thick || 0.6);
+    const a = xs(Math.max(x0, b.left)), z = xs(Math.min(x1, b.right));
+    if (!(z > a)) continue;
+    out.push(`<rect class="rl-bar" x="${f1(a)}" y="${f1(yc(i) - th / 2)}" width="${f1(z - a)}" ` +
+             `height="${f1(th)}" style="fill:${color(b.color)};fill-opacity:${b.opacity ?? 1}` +
+             `${b.outline ? `;stroke:${color(b.color)};stroke-opacity:0.5` : ""}"/>`);
+  }
+  for (const l of spec.labels || []) {
+    if (!l.text) continue;
+    const anchor = l.align === "right" ? "end" : l.align === "center" ? "middle" : "start";
+    out.push(text(xs(l.x) + (l.dx || 0), yc(rowOf.get(l.row)) + 4, l.text,
+                  { anchor, halo: true, cls: "rl-label" }));
+  }
+  out.push("</svg>");
+  return out.join("");
+}

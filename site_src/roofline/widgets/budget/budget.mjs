@@ -77,6 +77,38 @@ function snapWidget(w, knob) {
   return x;
 }
 
+// Everything the widget shows for one setting (values: model, phase, batch, active fusion
+// indices, efficiency, launch_us, dp, overlap, zero, recompute): the live callback sets it on
+// its sources, and the build draws the static first frame from it (static.mjs). null for a
+// setting the payload does not hold.
+export function frameAt(P, values) {
+  const mask = comboIndex(values.active);
+  const st = {
+    model: values.model, phase: values.phase, batch: values.batch,
+    flash: ((mask >> P.fusions.indexOf("flash")) & 1) === 1,
+    efficiency: values.efficiency, launch_us: values.launch_us,
+    dp: P.dp_options.includes(values.dp) ? values.dp : P.dp_options[0],
+    overlap: values.overlap,
+    zero: P.zero.includes(values.zero) ? values.zero : 0,
+    recompute: P.recompute.includes(values.recompute) ? values.recompute : "none",
+  };
+  const row = P.combos[`${st.model}|${st.phase}|${st.batch}`];
+  if (!row || !P.models[st.model]) return null;
+  const e = row[mask];
+  const v = viewAt(P, e, st);
+  // A step that does not fit in memory shows no time; the pale bar is the unfused time.
+  const ms = classMs(P, e, v.parts, v.fits);
+  const ghost = classMs(P, row[0], v.parts, v.fits);
+  return {
+    st, fits: v.fits, bars: barsAt(v, P),
+    classes: { cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
+               tx: ms.map((x, i) => Math.max(x, ghost[i])),
+               text: ms.map((t) => (t ? seconds(t / 1e3) : P.texts.class_none)) },
+    points: { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) },
+    readout: readoutAt(P, e, v, st), lines: waterfallLines(v, P),
+  };
+}
+
 export default function (args, obj, data, context) {
   if (busy) return; // our own widget updates below re-enter; one pass does everything
   busy = true;
@@ -118,41 +150,25 @@ function update(args, obj, index) {
   batch.title = `Batch (× ${P.seq[ph].toLocaleString("en-US")} tokens)`;
   for (const w of [dp, overlap, zero, recompute]) w.disabled = ph !== "train";
 
-  const mask = comboIndex(fusions.active);
-  const st = {
-    model: model.value, phase: ph, batch: Number(batch.value),
-    flash: ((mask >> P.fusions.indexOf("flash")) & 1) === 1,
+  const f = frameAt(P, {
+    model: model.value, phase: ph, batch: Number(batch.value), active: fusions.active,
     efficiency: snapWidget(efficiency, P.knobs.efficiency),
-    launch_us: snapWidget(launch, P.knobs.launch_us),
-    dp: P.dp_options.includes(Number(dp.value)) ? Number(dp.value) : P.dp_options[0],
-    overlap: snapWidget(overlap, P.knobs.overlap),
-    zero: P.zero.includes(Number(zero.value)) ? Number(zero.value) : 0,
-    recompute: P.recompute.includes(recompute.value) ? recompute.value : "none",
-  };
-  const key = `${model.value}|${ph}|${batch.value}`;
-  const row = P.combos[key];
-  if (!row || !P.models[model.value]) return;
-  const e = row[mask];
-  const v = viewAt(P, e, st);
-
-  args.waterfall.data = barsAt(v, P);
-  // A step that does not fit in memory shows no time; the pale bar is the unfused time.
-  const ms = classMs(P, e, v.parts, v.fits);
-  const ghost = classMs(P, row[0], v.parts, v.fits);
-  args.classes.data = {
-    cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
-    tx: ms.map((x, i) => Math.max(x, ghost[i])),
-    text: ms.map((t) => (t ? seconds(t / 1e3) : P.texts.class_none)),
-  };
-  args.points.data = { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) };
+    launch_us: snapWidget(launch, P.knobs.launch_us), dp: Number(dp.value),
+    overlap: snapWidget(overlap, P.knobs.overlap), zero: Number(zero.value),
+    recompute: recompute.value });
+  if (!f) return;
+  const st = f.st;
+  args.waterfall.data = f.bars;
+  args.classes.data = f.classes;
+  args.points.data = f.points;
   // A step that does not fit says so over its empty plots (titles as [does not fit, fits]).
   (args.titles || []).forEach((t, i) => {
-    const text = args.title_text[i][v.fits ? 1 : 0];
+    const text = args.title_text[i][f.fits ? 1 : 0];
     if (t.text !== text) t.text = text;
   });
   // In the views' DOM, not by a re-layout of the whole root (markup.mjs).
-  setMarkup(index, args.readout, { text: readoutAt(P, e, v, st) });
-  setMarkup(index, args.wf_text, { text: waterfallLines(v, P) });
+  setMarkup(index, args.readout, { text: f.readout });
+  setMarkup(index, args.wf_text, { text: f.lines });
 
   if (user && P.url) {
     writeURL({ model: model.value, phase: ph, batch: Number(batch.value),

@@ -217,9 +217,34 @@ def _build(opts: BudgetSettings, data: dict):
 # ---------------------------------------------------------------- the fences
 
 def budget_block(settings: BudgetSettings) -> str:
-    """```roofline-budget: the interactive time budget for validated settings."""
+    """```roofline-budget: the interactive time budget for validated settings, with its first
+    frame as static SVG (static.mjs, the live callback's own frameAt(), drawn by the chart
+    engine at build time): what shows before BokehJS arrives, without JavaScript and on
+    paper."""
+    import html
+
     from roofline.render.embed import block
-    return block(figure(settings), height_px=settings.height_px, label=settings.label)
+    from roofline.render.jsengine import call
+    data = settings.payload()
+    drawn = call(JS.with_name("static.mjs"), "staticBudget", data, initial_values(settings),
+                 {"waterfall": settings.height, "classes": settings.height - 40,
+                  "roofline": settings.height + 60}, TITLES, list(X_RANGE))
+    static = (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
+              + drawn["svg"])
+    return block(_build(settings, data), height_px=settings.height_px, label=settings.label,
+                 static=static)
+
+
+def initial_values(settings: BudgetSettings) -> dict:
+    """The setting the widget opens on, as budget.mjs's frameAt() takes it: the fence's options
+    and the assumptions' defaults (the controls' first values, _build)."""
+    defaults = Assumptions()
+    return {"model": settings.model, "phase": settings.phase, "batch": settings.batch,
+            "active": [i for i, f in enumerate(FUSIONS) if f in settings.fusions],
+            "efficiency": defaults.kernel_efficiency,
+            "launch_us": defaults.launch_overhead_s * 1e6, "dp": defaults.dp_degree,
+            "overlap": defaults.overlap_fraction, "zero": settings.zero_stage,
+            "recompute": settings.recompute}
 
 
 RESPONSIVE = {

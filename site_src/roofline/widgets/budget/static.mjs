@@ -1,0 +1,88 @@
+// The budget widget's first frame as static SVG: the three figures the live layout draws (the
+// waterfall, the time by op class, one layer's ops on the roofline) for the setting the page
+// opens on, from the live callback's own frameAt() (budget.mjs), drawn by the static-chart
+// engine (chart.mjs). Run at build time (widgets/budget/layout.py): a reader sees it before
+// BokehJS arrives, without JavaScript, and on paper.
+import { barChart, svgChart } from "../../render/js/chart.mjs";
+import { layoutLabels, leaderLines } from "../../render/js/labels.mjs";
+import { frameAt } from "./budget.mjs";
+import { pointLabels } from "./budget_labels.mjs";
+
+// (viewBox width, the class the page's CSS shows it by), as the roofline's drawings.
+const VARIANTS = [[688, "roofline-svg-wide"], [480, "roofline-svg-medium"],
+                  [320, "roofline-svg-narrow"]];
+const MARGIN = [30, 20, 52, 150];
+const NARROW_MARGIN = [30, 12, 52, 124];
+
+function niceTicks(hi) {
+  const step = 10 ** Math.floor(Math.log10(hi / 2));
+  const k = [1, 2, 5].find((m) => hi / (step * m) <= 6) || 10;
+  const out = [];
+  for (let v = 0; v <= hi + 1e-9; v += step * k) out.push(Number(v.toPrecision(6)));
+  return out;
+}
+
+function waterfall(P, f, width, height, cls, titles) {
+  const rows = P.rows.map((k) => P.labels[k]);
+  const b = f.bars;
+  return barChart({
+    width, height, margin: width < 400 ? NARROW_MARGIN : MARGIN, cls: `roofline-svg ${cls}`,
+    title: titles[f.fits ? 1 : 0], rows, x: { range: [0, P.wf_end], label: "% of peak FLOP/s",
+                                               ticks: [0, 20, 40, 60, 80, 100] },
+    bars: b.row.map((row, i) => ({ row, left: b.left[i], right: b.right[i], color: b.color[i] })),
+    labels: b.row.map((row, i) => ({ row, x: b.tx[i], text: b.text[i], align: b.align[i],
+                                      dx: b.dx[i] })),
+  });
+}
+
+function classes(P, f, width, height, cls, titles) {
+  const c = f.classes;
+  const hi = Math.max(1e-9, ...c.ms, ...c.ghost) * 1.8; // room for the longest bar's "656 ms"
+  return barChart({
+    width, height, margin: width < 400 ? NARROW_MARGIN : MARGIN, cls: `roofline-svg ${cls}`,
+    title: titles[f.fits ? 1 : 0], rows: c.cls,
+    x: { range: [0, hi], label: "time per step (ms)", ticks: niceTicks(hi / 1.8) },
+    bars: c.cls.flatMap((row, i) => [
+      { row, left: 0, right: c.ghost[i], color: c.color[i], opacity: 0.22, thick: 0.7,
+        outline: true },
+      { row, left: 0, right: c.ms[i], color: c.color[i], thick: 0.45 }]),
+    labels: c.cls.map((row, i) => ({ row, x: c.tx[i], text: c.text[i], align: "left", dx: 4 })),
+  });
+}
+
+function layerRoofline(P, f, width, height, cls, xRange) {
+  const margin = [12, 36, 52, 78];
+  const w = width - margin[1] - margin[3], h = height - margin[0] - margin[2];
+  const [x0, x1] = xRange;
+  const r = P.peak / P.bw;
+  const yr = [x0 * P.bw / 1e12 / 2, P.peak / 1e12 * 3];
+  const pts = { x: f.points.x, y: f.points.y, text: f.points.text };
+  const roof = [[x0, r, x1], [x0 * P.bw / 1e12, P.peak / 1e12, P.peak / 1e12]];
+  const placed = layoutLabels(pointLabels(pts), xRange, yr, w, h,
+                              { x: pts.x, y: pts.y, lines: [roof] });
+  return svgChart({
+    width, height, margin, cls: `roofline-svg ${cls}`,
+    title: "One layer's forward ops on the roofline",
+    x: { range: xRange, label: "arithmetic intensity per kernel (FLOP/byte)" },
+    y: { range: yr, label: "attainable (TFLOP/s)" },
+    lines: [{ x: roof[0], y: roof[1], color: "roof", width: 3, cls: "rl-roof" }],
+    points: pts.x.map((x, i) => ({ x, y: pts.y[i], r: 4.5, color: f.points.color[i],
+                                   title: pts.text[i] })),
+    labels: placed.map((l) => ({ ...l, color: "muted" })),
+    leaders: { ...leaderLines(placed, xRange, yr, w, h), color: "muted" },
+  });
+}
+
+// The three figures, each drawn once per VARIANTS width (the page's CSS shows the one that
+// fits its column), for the setting `values` (budget.mjs frameAt's), with the plots' heights
+// the live layout gives them, and the readout's sentence.
+export function staticBudget(P, values, heights, titles, xRange) {
+  const f = frameAt(P, values);
+  const svg = [];
+  for (const [w, cls] of VARIANTS) {
+    svg.push(waterfall(P, f, w, heights.waterfall, cls, titles.waterfall));
+  }
+  for (const [w, cls] of VARIANTS) svg.push(classes(P, f, w, heights.classes, cls, titles.classes));
+  for (const [w, cls] of VARIANTS) svg.push(layerRoofline(P, f, w, heights.roofline, cls, xRange));
+  return { svg: svg.join(""), readout: f.readout };
+}
