@@ -86,7 +86,9 @@ CHECKS: dict[str, str] = {
     "punchline": r"""() => { %s
   const out = [];
   for (const t of document.querySelectorAll('.rl-table')) {
-    if (t.closest('details:not([open])')) continue;
+    // a table not shown at all (a closed reveal, the answers printed only on paper) hides no
+    // column of its own: its columns are judged where it shows
+    if (t.closest('details:not([open])') || t.getClientRects().length === 0) continue;
     const box = t.getBoundingClientRect();
     for (const c of t.querySelectorAll('.rl-p1')) {
       const r = c.getBoundingClientRect();

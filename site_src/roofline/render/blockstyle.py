@@ -8,19 +8,20 @@ from __future__ import annotations
 # The charts' palette, in one place: CSS custom properties the static drawings paint with
 # (render/js/chart.mjs) and the loader reads for the live plots (render/js/loader.js): light by
 # default, dark under Material's slate scheme and wherever the loader marks a block dark (furo,
-# pydata-sphinx-theme, the OS preference), and light again on paper.
+# pydata-sphinx-theme, the OS preference), and light again on paper. Plain selector lists, no
+# :is(): the HTML gate's CSS parser (the Nu validator) reads them.
 PALETTE_CSS = (
     ".roofline-block,.rl-chart{--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;"
     "--rl-frame:#8c959f;--rl-bg:var(--md-default-bg-color,#fff)}"
-    "[data-md-color-scheme=slate] :is(.roofline-block,.rl-chart),"
+    "[data-md-color-scheme=slate] .roofline-block,[data-md-color-scheme=slate] .rl-chart,"
     ".roofline-block[data-roofline-theme=dark]{--rl-ink:#e2e4e9;--rl-muted:#a4a9b6;"
     "--rl-grid:#3b3f4f;--rl-frame:#6e7681;--rl-bg:var(--md-default-bg-color,#1e2029)}"
-    "@media print{.roofline-block,.rl-chart,[data-md-color-scheme=slate] :is(.roofline-block,"
-    ".rl-chart){--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;--rl-frame:#8c959f;"
+    "@media print{.roofline-block,.rl-chart,[data-md-color-scheme=slate] .roofline-block,"
+    "[data-md-color-scheme=slate] .rl-chart{--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;--rl-frame:#8c959f;"
     "--rl-bg:#fff}"
     # No halo on paper: a PDF keeps stroked text as a second run of the same words, which
     # copies and reads twice (paper has no canvas lines to part from, only the drawn ones).
-    ":is(.roofline-svg,.rl-chart) text{stroke:none!important}}")
+    ".roofline-svg text,.rl-chart text{stroke:none!important}}")
 
 # The static first frame covers the top of the reserved box until the live plot is ready, then
 # steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.

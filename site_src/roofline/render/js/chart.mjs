@@ -272,7 +272,14 @@ export function barChart(spec) {
     `height="${spec.height}" aria-label="${esc(spec.title || "")}" ` +
     `data-frame="${[left, top, w, h].map(f1).join(" ")}" style="font-family:${FONT_STACK}">`,
   `<rect width="${spec.width}" height="${spec.height}" style="fill:${color("bg")}"/>`];
-  if (spec.title) out.push(text(left, top - 8, spec.title, { size: 13, bold: true, cls: "rl-title" }));
+  if (spec.title) {
+    // Over the frame, as Bokeh puts it; where the rows' names leave it too little room (a
+    // phone's drawing), moved left as far as it needs, and smaller only if the width is short.
+    const room = spec.width - 8;
+    const size = Math.max(11, Math.min(13, Math.floor(13 * room / textWidth(spec.title, 13, "bold"))));
+    const tx = Math.max(4, Math.min(left, spec.width - 4 - textWidth(spec.title, size, "bold")));
+    out.push(text(tx, top - 8, spec.title, { size, bold: true, cls: "rl-title" }));
+  }
   for (const v of spec.x.ticks) {
     out.push(`<line class="rl-grid" x1="${f1(xs(v))}" y1="${f1(top)}" x2="${f1(xs(v))}" ` +
              `y2="${f1(top + h)}" style="stroke:${color("grid")}"/>`);

@@ -22,7 +22,7 @@ function niceTicks(hi) {
   return out;
 }
 
-function waterfall(P, f, width, height, cls, titles) {
+function waterfallSvg(P, f, width, height, cls, titles) {
   const rows = P.rows.map((k) => P.labels[k]);
   const b = f.bars;
   return barChart({
@@ -80,7 +80,7 @@ export function staticBudget(P, values, heights, titles, xRange) {
   const f = frameAt(P, values);
   const svg = [];
   for (const [w, cls] of VARIANTS) {
-    svg.push(waterfall(P, f, w, heights.waterfall, cls, titles.waterfall));
+    svg.push(waterfallSvg(P, f, w, heights.waterfall, cls, titles.waterfall));
   }
   for (const [w, cls] of VARIANTS) svg.push(classes(P, f, w, heights.classes, cls, titles.classes));
   for (const [w, cls] of VARIANTS) svg.push(layerRoofline(P, f, w, heights.roofline, cls, xRange));

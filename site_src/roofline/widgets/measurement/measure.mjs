@@ -384,7 +384,7 @@ function pick(args, obj) {
 function draw(args, doc, status) {
   const data = overlayData(doc, args.fig.x_range.start, args.fig.x_range.end);
   args.roofs.data = data.roofs;
-  args.labels.tags = [{ labels: data.labels, points: data.points }];
+  args.labels.tags = [{ roofs: data.roofs, labels: data.labels, points: data.points }];
   args.points.data = data.points;
   args.status.text = status;
   guard(args);
