@@ -19,7 +19,7 @@ import pytest
 from roofline.model import datafile as _toml
 from roofline.model.catalog import default_catalog
 from roofline.cli import build_parser, main, subparsers
-from roofline.cli._common import PIPED_WIDTH, text_width
+from roofline.cli._common import PIPED_WIDTH, terminal_columns
 from roofline.render.table import Column, Table
 
 
@@ -289,7 +289,7 @@ def widest(text: str) -> int:
 def test_width_is_100_when_piped(monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
     assert not sys.__stdout__.isatty() or pytest.fail("run without -s: stdout must be piped")
-    assert text_width() == PIPED_WIDTH == 100
+    assert terminal_columns() == PIPED_WIDTH == 100
 
 
 @pytest.mark.parametrize("args, covers", [

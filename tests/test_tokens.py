@@ -106,7 +106,7 @@ def test_widget_tokens_ops_agree_with_roofline_ops(model, phase, batch, seq, cap
     assert main(["ops", "--model", model, "--phase", phase, "--batch", str(batch), "--seq",
                  str(seq), "--format", "json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
-    moved = call(TOKENS_JS, "tokensOps", data, "bf16", tokens)
+    moved = call(TOKENS_JS, "tokensOpsAt", data, "bf16", tokens)
     checked = 0
     for entry in data["tokens"]["ops"]:
         flops, bytes_ = moved[entry["id"]]["cost"]["bf16"]

@@ -3,12 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { params, plainNumber, withQuery } from "../../site_src/roofline/render/js/urlstate.mjs";
+import { queryParams, plainNumber, withQuery } from "../../site_src/roofline/render/js/urlstate.mjs";
 
-test("params: decoded pairs; no key, a malformed escape or no '=' is skipped", () => {
-  assert.deepEqual(params("?a=1&b=x+y&=z&c&d=%E0%A4%A&e=%2F"), { a: "1", b: "x y", e: "/" });
-  assert.deepEqual(params("#ai=3"), { ai: "3" });
-  assert.deepEqual(params(undefined), {});
+test("queryParams: decoded pairs; no key, a malformed escape or no '=' is skipped", () => {
+  assert.deepEqual(queryParams("?a=1&b=x+y&=z&c&d=%E0%A4%A&e=%2F"), { a: "1", b: "x y", e: "/" });
+  assert.deepEqual(queryParams("#ai=3"), { ai: "3" });
+  assert.deepEqual(queryParams(undefined), {});
 });
 
 test("plainNumber: plain decimals only", () => {

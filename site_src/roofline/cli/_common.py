@@ -134,7 +134,7 @@ def wrap(text: str, width: int, *, indent: str = "") -> list[str]:
     return [line.replace("\0", " ") for line in lines] or [""]
 
 
-def text_width() -> int:
+def terminal_columns() -> int:
     """Columns of the terminal (COLUMNS wins), or PIPED_WIDTH when stdout is not one."""
     return shutil.get_terminal_size((PIPED_WIDTH, 24)).columns
 

@@ -15,7 +15,7 @@ from roofline.errors import RooflineError
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
 from roofline.model.transformer import get_model
-from roofline.cli._common import add_catalog, only_with, text_width, wrap, write
+from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write
 
 # The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
 # read in run() (building the parser reads no data file, so a bad one is one error line).
@@ -236,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
     bg = from_args(args)
     warning = fit_warning(bg)
     if warning:  # exit 0: the figures are still printed, under a plain warning
-        print("\n".join(wrap(warning, text_width(), indent="  ")), file=sys.stderr)
+        print("\n".join(wrap(warning, terminal_columns(), indent="  ")), file=sys.stderr)
     if args.format == "json":
         write(json.dumps(as_json(bg), indent=2, ensure_ascii=False) + "\n")
         return 0
@@ -262,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
              f"gradients {fmt.capacity(m.gradients)}, optimizer {fmt.capacity(m.optimizer)}, "
              f"activations {fmt.capacity(m.activations)}, KV cache {fmt.capacity(m.kv_cache)}",
              ""]
-    width = text_width()
+    width = terminal_columns()
     hint = "--format json has every figure."
     lines = [part for line in lines for part in wrap(line, width)]
     out = ("\n".join(lines) + class_table(bg).as_text(width, hint=hint) + "\n"

@@ -7,7 +7,7 @@ import argparse
 import json
 import math
 
-from roofline.cli._common import add_catalog, add_format, positive_int, text_width, write
+from roofline.cli._common import add_catalog, add_format, positive_int, terminal_columns, write
 from roofline.errors import RooflineError
 from roofline.model.budget import FUSIONS
 from roofline.model.catalog import default_catalog
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "table":
         write(table.render(args.format))
         return 0
-    out = table.as_text(text_width(), wrap=("name", "fit"), hint="--format json has every "
+    out = table.as_text(terminal_columns(), wrap=("name", "fit"), hint="--format json has every "
                         "figure.", min_wrap=14)
     notes = [f"note: {n}" for n in c.model.notes]
     notes += [f"left out: {h} ({why})" for h, why in c.skipped]

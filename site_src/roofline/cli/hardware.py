@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from roofline.model.catalog import default_catalog
 from roofline.render.tables import hardware_records, hardware_table
-from roofline.cli._common import add_catalog, add_format, text_width, write
+from roofline.cli._common import add_catalog, add_format, terminal_columns, write
 
 # Least needed first: a table too wide for the terminal leaves these out, in this order.
 DROP = ("compute_units", "tdp_w", "tf32_flops_per_s", "fp64_flops_per_s", "fp4_flops_per_s",
@@ -37,6 +37,6 @@ def run(args: argparse.Namespace) -> int:
                    f"{'' if len(ids) == 1 else 's'}, one chip each, dense peaks (— = not "
                    "published).")
         write(replace(table, caption=caption).render(
-            args.format, width=text_width(), wrap=("name",), drop=DROP,
+            args.format, width=terminal_columns(), wrap=("name",), drop=DROP,
             hint="--format csv or json lists every column."))
     return 0

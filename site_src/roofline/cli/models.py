@@ -8,7 +8,7 @@ import argparse
 import json
 
 from roofline import fmt
-from roofline.cli._common import add_catalog, add_format, text_width, write
+from roofline.cli._common import add_catalog, add_format, terminal_columns, write
 from roofline.model.catalog import default_catalog
 from roofline.model.transformer import get_model, known_models
 from roofline.render.table import Column, Table
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         write(table.render(args.format))
         return 0
     notes = [f"{r['model']}: {n}" for r in rows for n in r["notes"]]
-    write(table.as_text(text_width(), wrap=("source",), drop=("source",),
+    write(table.as_text(terminal_columns(), wrap=("source",), drop=("source",),
                         hint="--format json has every figure.")
           + ("\n" + "\n".join(f"note: {n}" for n in notes) + "\n" if notes else ""))
     return 0

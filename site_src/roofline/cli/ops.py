@@ -10,7 +10,7 @@ from roofline.model.maths import place
 from roofline.model.ops import default_zoo
 from roofline.render.tables import ops_table
 from roofline.model.transformer import PHASES, get_model, layer_ops
-from roofline.cli._common import (add_format, add_hw_options, only_with, positive_int, text_width,
+from roofline.cli._common import (add_format, add_hw_options, only_with, positive_int, terminal_columns,
     write)
 
 # What the shape flags mean without them; given without --model they are an error, not ignored.
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                    f"{hw.name} at {label}.")
     table = ops_table([place(op, hw, args.precision) for op in ops], contexts=contexts)
     write(replace(table, caption=caption).render(
-        args.format, width=text_width(), wrap=("context", "shape"),
+        args.format, width=terminal_columns(), wrap=("context", "shape"),
         drop=("attainable_flops_per_s", "fraction_of_peak", "bytes", "flops"),
         hint="--format csv or json lists every column.", min_wrap=24))
     return 0

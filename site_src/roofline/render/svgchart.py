@@ -56,28 +56,11 @@ class LogLogChart:
     points: list[Point] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
 
-    # -- geometry (in px of the picture; the drawing itself is chart.mjs's) ----------
-    @property
-    def frame(self):
-        from types import SimpleNamespace
-        t, r, b, left = self.margin
-        return SimpleNamespace(x0=left, y0=t, x1=self.width - r, y1=self.height - b)
-
-    def sx(self, v: float) -> float:
-        import math
-        f, (lo, hi) = self.frame, self.x_range
-        return f.x0 + (f.x1 - f.x0) * math.log10(v / lo) / math.log10(hi / lo)
-
-    def sy(self, v: float) -> float:
-        import math
-        f, (lo, hi) = self.frame, self.y_range
-        return f.y1 - (f.y1 - f.y0) * math.log10(v / lo) / math.log10(hi / lo)
-
     def spec(self, *, title: str, desc: str, uid: str, css: str = "") -> dict:
         """The chart as chart.mjs's drawChart takes it (JSON)."""
         def axis(rng, label, ticks, fmt):
             out = {"range": list(rng), "label": label}
-            values = list(ticks) or _decades(*rng)
+            values = list(ticks) or call(CHART_JS, "decades", *rng)  # chart.mjs's ticks
             out["ticks"] = [{"v": v, "text": fmt(v)} for v in values]
             return out
 
@@ -98,12 +81,6 @@ class LogLogChart:
 
     def svg(self, *, title: str, desc: str, uid: str, css: str = "") -> str:
         return call(CHART_JS, "drawChart", self.spec(title=title, desc=desc, uid=uid, css=css))
-
-
-def _decades(lo: float, hi: float) -> list[float]:
-    import math
-    return [10.0 ** k for k in range(math.ceil(math.log10(lo) - 1e-9),
-                                     math.floor(math.log10(hi) + 1e-9) + 1)]
 
 
 def figure(wide: str, narrow: str, caption: str, css: str = "") -> str:

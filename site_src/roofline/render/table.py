@@ -40,11 +40,11 @@ class Table:
                 for r in self.rows]
 
     def as_markdown(self) -> str:
-        def esc(s: str) -> str:
+        def cell(s: str) -> str:  # a pipe would end the Markdown cell
             return s.replace("|", "\\|")
-        head = "| " + " | ".join(esc(c.title) for c in self.columns) + " |"
+        head = "| " + " | ".join(cell(c.title) for c in self.columns) + " |"
         rule = "|" + "|".join("---:" if c.align == "right" else "---" for c in self.columns) + "|"
-        body = ["| " + " | ".join(esc(x) for x in row) + " |" for row in self._cells()]
+        body = ["| " + " | ".join(cell(x) for x in row) + " |" for row in self._cells()]
         return "\n".join([head, rule, *body]) + "\n"
 
     def as_text(self, width: int | None = None, *, wrap: Sequence[str] = (),

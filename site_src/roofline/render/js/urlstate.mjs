@@ -4,7 +4,7 @@
 // roofline.render.jsmodule.bundle() inlines it in front of each callback.
 
 // key -> value of a ?query or #hash; a pair with no key or a malformed escape is skipped.
-export function params(text) {
+export function queryParams(text) {
   const out = {};
   const body = String(text || "").replace(/^[?#]/, "");
   for (const part of body.split("&")) {
@@ -35,7 +35,7 @@ export function plainNumber(value) {
 // "?…" with the page's own parameters (those not in `ours`) kept first, then `pairs` ([key,
 // value] strings), each encoded.
 export function withQuery(search, ours, pairs) {
-  const keep = Object.entries(params(search)).filter(([k]) => !ours.includes(k));
+  const keep = Object.entries(queryParams(search)).filter(([k]) => !ours.includes(k));
   return "?" + keep.concat(pairs)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
 }

@@ -8,7 +8,7 @@
 
 import { seconds, sig } from "../../render/js/format.mjs";
 import { barsAt, classMs, comboIndex, readoutAt, snapIndex, viewAt, waterfallLines } from "./budget_view.mjs";
-import { params, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
+import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { setMarkup } from "../../render/js/markup.mjs";
 
 // ---------------------------------------------------------------- URL state (untrusted input)
@@ -24,7 +24,7 @@ const KEYS = ["model", "phase", "batch", "fuse", "eff", "launch", "dp", "overlap
 // State from ?query and #hash (the hash wins): known ids only, numbers clamped to limits.
 // known = {models: [...], phases: [...], batches: {phase: [...]}, fusions: [...], limits}.
 export function parseState(search, hash, known) {
-  const raw = Object.assign(params(search), params(hash));
+  const raw = Object.assign(queryParams(search), queryParams(hash));
   const st = {};
   if (known.models.includes(raw.model)) st.model = raw.model;
   if (known.phases.includes(raw.phase)) st.phase = raw.phase;

@@ -4,7 +4,7 @@
 // blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
 import { sig } from "../../render/js/format.mjs";
-import { params, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
+import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { place } from "../../render/js/maths.mjs";
 import { frameSize, sourceLines } from "../../render/js/labels.mjs";
 import { decades } from "../../render/js/chart.mjs";
@@ -30,7 +30,7 @@ export function clampAI(value) {
 // State from ?query and #hash (the hash wins); only known ids and a sane AI survive.
 // known = {hardware: [...ids], precision: [...ids], op: [...ids]}.
 export function parseState(search, hash, known) {
-  const raw = Object.assign(params(search), params(hash));
+  const raw = Object.assign(queryParams(search), queryParams(hash));
   const state = {};
   for (const key of ["hardware", "precision", "op"]) {
     const v = raw[key];

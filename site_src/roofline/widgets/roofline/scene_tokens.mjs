@@ -16,7 +16,7 @@ export function tokensCost(coeffs, tokens) {
 
 // The tokens slider's ops (the model's projection GEMMs and RMSNorm) at `tokens` per step,
 // shaped like P.ops entries.
-export function tokensOps(P, prec, tokens) {
+export function tokensOpsAt(P, prec, tokens) {
   const out = {};
   if (!P.tokens || !tokens) return out;
   for (const p of P.tokens.ops) {
@@ -31,7 +31,7 @@ export function opCost(P, st) {
   const op = st.op;
   if (!op) return null;
   if (Object.prototype.hasOwnProperty.call(P.ops, op)) return P.ops[op].cost[st.precision];
-  const moved = tokensOps(P, st.precision, st.tokens);
+  const moved = tokensOpsAt(P, st.precision, st.tokens);
   return Object.prototype.hasOwnProperty.call(moved, op) ? moved[op].cost[st.precision] : null;
 }
 
@@ -76,7 +76,7 @@ export function launchBottom(P, prec) {
 // The tokens slider's ops at st.tokens as points {x, y, op, color} (coloured by bound), and
 // their texts by id; scene.mjs labels them.
 export function tokensPoints(P, st, peak, bw) {
-  const ops = tokensOps(P, st.precision, st.tokens);
+  const ops = tokensOpsAt(P, st.precision, st.tokens);
   const out = { x: [], y: [], op: [], color: [], text: [] };
   for (const [id, op] of Object.entries(ops)) {
     const pl = place(op.cost[st.precision], peak, bw);
@@ -111,7 +111,7 @@ export function tokensAtSlider(value) { return Math.max(1, Math.round(2 ** Numbe
 
 // The zoo's ops and, with a tokens slider, the tokens ops at `tokens` (the presets' costs).
 export function opsWithTokens(P, prec, tokens) {
-  return Object.assign({}, P.ops, tokensOps(P, prec, tokens));
+  return Object.assign({}, P.ops, tokensOpsAt(P, prec, tokens));
 }
 
 // `tokens` from the page's #hash or ?query (the hash wins): a whole number from 1 to `max`,
