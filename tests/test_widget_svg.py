@@ -132,3 +132,24 @@ def test_a_page_owning_host_moves_block_styles_into_head():
     assert f"<noscript>{NOSCRIPT_STYLE}</noscript>" in head
     assert body.count('class="roofline-static"') == 2
     assert hoist_styles("<p>no block</p>") == "<p>no block</p>"
+
+
+def test_every_drawing_on_every_built_page_passes_the_label_gate(built_site):
+    """Every static figure the site prints (the widgets' first frames at each width, the
+    budget's three plots, the lesson's, op zoo's and hardware page's charts): the SVG label
+    gate on each, as built. Icons (24 × 24 viewBox, no text) are not figures. Seeded: the
+    budget's narrow x-axis title as it was before chart.mjs fitted it (13 px, 320 px wide)
+    leaves its picture."""
+    problems, checked = [], 0
+    for page in sorted(built_site.rglob("*.html")):
+        for svg in drawings(page.read_text(encoding="utf-8")):
+            if 'viewBox="0 0 24 24"' in svg[:200]:
+                continue
+            checked += 1
+            problems += [f"{page.relative_to(built_site)}: {p}" for p in svg_problems(svg)]
+    assert checked >= 25  # 31 when written
+    assert problems == []
+    seeded = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 320 360" width="320" '
+              'height="360"><text x="160" y="351" style="font-size:13px;font-style:italic;'
+              'text-anchor:middle">arithmetic intensity per kernel (FLOP/byte)</text></svg>')
+    assert count_problems_by_kind(svg_problems(seeded)) == {"leaves": 1}

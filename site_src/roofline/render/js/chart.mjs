@@ -27,6 +27,14 @@ export function esc(text) {
 
 const f1 = (v) => (Math.round(v * 10) / 10).toFixed(1);
 
+// A title's font size and centre where a drawing is narrow: 13 px, smaller only as far as it
+// must to fit the picture (never under 11 px), and moved in from an edge it would pass.
+function fitted(body, centre, width, style) {
+  const size = Math.max(11, Math.min(13, Math.floor(13 * (width - 8) / textWidth(body, 13, style))));
+  const half = textWidth(body, size, style) / 2;
+  return [size, Math.max(4 + half, Math.min(width - 4 - half, centre))];
+}
+
 // Powers of ten from lo to hi (the ticks and grid of a log axis).
 export function decades(lo, hi) {
   const out = [];
@@ -148,8 +156,9 @@ export function svgChart(spec) {
     out.push(text(fx0 - 7, m.ys(tv(t)) + 4, tt(spec.y)(t), { anchor: "end", cls: "rl-tick" }));
   }
   if (spec.x.label) {
-    out.push(text((fx0 + fx1) / 2, spec.height - 9, spec.x.label,
-                  { size: 13, italic: true, anchor: "middle", cls: "rl-axis-label" }));
+    const [size, cx] = fitted(spec.x.label, (fx0 + fx1) / 2, spec.width, "italic");
+    out.push(text(cx, spec.height - 9, spec.x.label,
+                  { size, italic: true, anchor: "middle", cls: "rl-axis-label" }));
   }
   if (spec.y.label) {
     out.push(text(0, 0, spec.y.label, { size: 13, italic: true, anchor: "middle",
@@ -274,11 +283,11 @@ export function barChart(spec) {
   `<rect width="${spec.width}" height="${spec.height}" style="fill:${color("bg")}"/>`];
   if (spec.title) {
     // Over the frame, as Bokeh puts it; where the rows' names leave it too little room (a
-    // phone's drawing), moved left as far as it needs, and smaller only if the width is short.
-    const room = spec.width - 8;
-    const size = Math.max(11, Math.min(13, Math.floor(13 * room / textWidth(spec.title, 13, "bold"))));
-    const tx = Math.max(4, Math.min(left, spec.width - 4 - textWidth(spec.title, size, "bold")));
-    out.push(text(tx, top - 8, spec.title, { size, bold: true, cls: "rl-title" }));
+    // phone's drawing), moved left as far as it needs (fitted).
+    const [size, cx] = fitted(spec.title, left + textWidth(spec.title, 13, "bold") / 2,
+                              spec.width, "bold");
+    out.push(text(cx - textWidth(spec.title, size, "bold") / 2, top - 8, spec.title,
+                  { size, bold: true, cls: "rl-title" }));
   }
   for (const v of spec.x.ticks) {
     out.push(`<line class="rl-grid" x1="${f1(xs(v))}" y1="${f1(top)}" x2="${f1(xs(v))}" ` +
@@ -289,8 +298,9 @@ export function barChart(spec) {
            `style="fill:none;stroke:${color("frame")}"/>`);
   spec.rows.forEach((r, i) => out.push(text(left - 7, yc(i) + 4, r, { anchor: "end", cls: "rl-tick" })));
   if (spec.x.label) {
-    out.push(text(left + w / 2, spec.height - 9, spec.x.label,
-                  { size: 13, italic: true, anchor: "middle", cls: "rl-axis-label" }));
+    const [size, cx] = fitted(spec.x.label, left + w / 2, spec.width, "italic");
+    out.push(text(cx, spec.height - 9, spec.x.label,
+                  { size, italic: true, anchor: "middle", cls: "rl-axis-label" }));
   }
   for (const b of spec.bars) {
     const i = rowOf.get(b.row);
