@@ -15,6 +15,7 @@ from conftest import ROOT
 
 TOOLS = {"chromium": "chromium", "java": "default-jre-headless", "node": "nodejs",
          "npm": "npm", "pdftotext": "poppler-utils"}
+FONTS = {"DejaVu Sans": "fonts-dejavu-core", "Liberation Sans": "fonts-liberation"}
 
 
 def apt_calls(tmp_path, present: set[str]) -> list[str]:
@@ -23,7 +24,9 @@ def apt_calls(tmp_path, present: set[str]) -> list[str]:
     bin_dir.mkdir()
     for tool in ("bash", "dirname"):
         os.symlink(shutil.which(tool), bin_dir / tool)
-    stubs = {tool: "exit 0" for tool in present}
+    stubs = {tool: "exit 0" for tool in present if tool in TOOLS}
+    fonts = [f for f in present if f in FONTS]  # fc-list names the fonts installed
+    stubs["fc-list"] = "".join(f'echo "/usr/share/fonts/x.ttf: {f}:style=Book"\n' for f in fonts)
     stubs["apt-get"] = f'echo "$*" >> {log}'
     for tool, body in stubs.items():
         (bin_dir / tool).write_text(f"#!{shutil.which('bash')}\n{body}\n")
@@ -35,20 +38,23 @@ def apt_calls(tmp_path, present: set[str]) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
-@pytest.mark.parametrize("hidden", sorted(TOOLS))
+EVERYTHING = {**TOOLS, **FONTS}
+
+
+@pytest.mark.parametrize("hidden", sorted(EVERYTHING))
 def test_each_guard_fires_alone(tmp_path, hidden):
-    assert apt_calls(tmp_path, set(TOOLS) - {hidden}) == [
-        "update", f"install -y --no-install-recommends {TOOLS[hidden]}"]
+    assert apt_calls(tmp_path, set(EVERYTHING) - {hidden}) == [
+        "update", f"install -y --no-install-recommends {EVERYTHING[hidden]}"]
 
 
 def test_nothing_installed_when_every_tool_is_there(tmp_path):
-    assert apt_calls(tmp_path, set(TOOLS)) == []
+    assert apt_calls(tmp_path, set(EVERYTHING)) == []
 
 
-def test_a_bare_machine_gets_all_five(tmp_path):
+def test_a_bare_machine_gets_all_seven(tmp_path):
     assert apt_calls(tmp_path, set()) == [
         "update", "install -y --no-install-recommends chromium default-jre-headless nodejs npm"
-        " poppler-utils"]
+        " poppler-utils fonts-dejavu-core fonts-liberation"]
 
 
 def test_ci_runs_the_readme_command():
