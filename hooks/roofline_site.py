@@ -18,7 +18,7 @@ from roofline.errors import RooflineError
 # The lesson's own build (site_src/lesson_site) is not in the roofline wheel: it is imported
 # from this checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "site_src"))
-from lesson_site import build, glossary, stylesheets  # noqa: E402
+from lesson_site import build, captions, glossary, stylesheets  # noqa: E402
 
 # `mkdocs build` renders into a staging folder and swaps it in at the end (see build.publish);
 # `mkdocs serve` keeps its own temporary folder.
@@ -78,6 +78,11 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
                                      page.file.content_string)
     except RooflineError as exc:
         raise PluginError(f"roofline: {exc}") from None
+
+
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Number the page's figures in order, in each caption's text."""
+    return captions.number_figures(html)
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:

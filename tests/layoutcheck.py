@@ -11,7 +11,9 @@ Checks
                element outside any scroll box reaches past the viewport.
 - punchline:   a priority-1 column of a generated table (.rl-table .rl-p1) is hidden or lies
                outside its table's visible box.
-- chart_text:  SVG chart text renders under 11 px.
+- chart_text:  SVG chart text, or a formula's MathML token (a subscript), renders under 11 px.
+- cards:       a generated table shown as cards (a phone) scrolls sideways: a card holds one
+               column of values, so a value too wide for it must wrap.
 - labels:      two SVG chart labels overlap, or one is cut by its SVG's box.
 - live_labels: two labels a live Bokeh plot draws on its canvas overlap, one is cut by the
                plot's frame or crossed by a drawn line (a roof, a slope, the ridge, the AI
@@ -108,7 +110,24 @@ CHECKS: dict[str, str] = {
     const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
     if (px < minPx - 0.05) out.push(`chart text ${px.toFixed(1)} px < ${minPx}: "${t.textContent.trim().slice(0, 30)}"`);
   }
+  // Formulas: MathML shrinks each script level (a table's subscripts came out at 9 px).
+  for (const t of MAIN.querySelectorAll('math :is(mi, mn, mo, mtext)')) {
+    if (!visible(t) || !t.textContent.trim()) continue;
+    const px = parseFloat(getComputedStyle(t).fontSize);
+    if (px < minPx - 0.05) out.push(`formula text ${px.toFixed(1)} px < ${minPx}: "${t.textContent.trim().slice(0, 30)}"`);
+  }
   return [...new Set(out)].slice(0, 20); }""" % _COMMON,
+
+    "cards": r"""() => {
+  const out = [];
+  for (const t of document.querySelectorAll('.rl-table')) {
+    const head = t.querySelector('thead');
+    if (!head || t.getClientRects().length === 0 || t.closest('details:not([open])')) continue;
+    if (getComputedStyle(head).position !== 'absolute') continue;  // a table, not cards
+    if (t.scrollWidth > t.clientWidth + 1)
+      out.push(`cards scroll sideways in "${t.getAttribute('aria-label')}": ${t.scrollWidth} px in ${t.clientWidth} px`);
+  }
+  return out; }""",
 
     "labels": r"""() => { %s
   const out = [];
@@ -335,8 +354,8 @@ CHECKS: dict[str, str] = {
   return out; }""" % _COMMON,
 }
 
-SCREEN_CHECKS = ("hscroll", "clipped", "punchline", "chart_text", "labels", "live_labels",
-                 "targets")
+SCREEN_CHECKS = ("hscroll", "clipped", "punchline", "chart_text", "cards", "labels",
+                 "live_labels", "targets")
 
 
 def run(page, check: str, *, phone: bool = True) -> list[str]:

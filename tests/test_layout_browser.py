@@ -333,8 +333,12 @@ SEEDED = {
                  '<th class="rl-p1" style="display:none">Bound</th></tr></thead><tbody><tr>'
                  '<td class="rl-p1" data-label="Bound" style="display:none">memory</td></tr>'
                  '</tbody></table></div>',
-    "chart_text": '<svg viewBox="0 0 1000 100" width="300"><text x="10" y="50" '
-                  'font-size="14">tiny</text></svg>',
+    "chart_text": '<svg viewBox="0 0 1000 100" width="300"><text x="10" y="50" font-size="14">'
+                  'tiny</text></svg><math style="font-size:12px"><msub><mi>r</mi><mi>w</mi></msub></math>',
+    "cards": '<div class="rl-table" aria-label="t" style="overflow-x:auto"><table><thead style='
+             '"position:absolute"><tr><th>Shape</th></tr></thead><tbody><tr><td style="white-'
+             'space:nowrap">batch=4 × heads=32 × kv_heads=32 × head_dim=128</td></tr></tbody>'
+             '</table></div>',  # a card value that cannot wrap, as the op zoo's shapes did
     "labels": '<svg viewBox="0 0 300 100" width="300" height="100">'
               '<text x="10" y="50" font-size="14">FP32 roof</text>'
               '<text x="20" y="52" font-size="14">FP64 roof</text>'
@@ -374,6 +378,7 @@ def test_seeded_defect_is_reported(check, fixture_page):
         assert any(p.startswith("scrolls without a cue") for p in found)
     if check == "labels":
         assert any("overlap" in p for p in found) and any("cut" in p for p in found)
+    assert check != "chart_text" or {p.split()[0] for p in found} == {"chart", "formula"}
     if check == "print":
         assert len(found) == 4, found  # a hidden column, no figure, a control, a dark page
 

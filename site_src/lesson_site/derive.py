@@ -9,7 +9,7 @@ import math
 
 from roofline import fmt
 from roofline.errors import RooflineError
-from roofline.render.tables import HtmlColumn, html_table
+from roofline.render.tables import HtmlColumn, html_table, rest_details
 from roofline.model.tokens import (critical_tokens, critical_tokens_with_activations, matmul_cost,
     min_compute_bound_tokens)
 from roofline.model.transformer import get_model
@@ -220,10 +220,9 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
             "(— = none); <strong>8-bit weights</strong>: int8 or fp8 weights, bf16 compute."
             "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows_for(named), label=label, css_class="rl-tokens")
-            + '\n<details class="note rl-sources" markdown="1">\n<summary>The other '
-            f"{len(rest):,} chips of the catalog</summary>\n\n"
-            + html_table(cols, rows_for(rest), label=f"{label}: the other chips",
-                         css_class="rl-tokens") + "\n</details>\n")
+            + rest_details(f"The other {len(rest):,} chips of the catalog",
+                           html_table(cols, rows_for(rest), label=f"{label}: the other chips",
+                                      css_class="rl-tokens")))
 
 
 @marker("fp8_not_double")

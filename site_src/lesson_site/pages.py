@@ -15,11 +15,12 @@ from roofline.model.maths import place
 from roofline.render import svgchart
 from roofline.render.table import Column, Table
 from roofline.render.tables import (PRECISION_ORDER, HtmlColumn, hardware_records, hardware_table,
-    html_table, ops_table, table_html)
+    html_table, ops_table, rest_details, table_html)
 from roofline.model.example import EXAMPLE
 from roofline.model.transformer import PHASES, default_models, model_ops
 from lesson_site.context import LESSON_HW, LESSON_PRECISION, Context
 from lesson_site.markers import marker
+from lesson_site.teachkit import TOKENS_HW
 
 # The op-zoo page's runs: the running example's training step, a prompt prefill of one of its
 # sequences, one decode step against a cache of that length.
@@ -122,19 +123,29 @@ def hardware_summary(ctx: Context) -> str:
             HtmlColumn("BF16 TFLOP/s", "right", 1), HtmlColumn("FP8 TFLOP/s", "right", 2),
             HtmlColumn("HBM", "right", 2), HtmlColumn("Memory BW", "right", 1),
             HtmlColumn("BF16 ridge (FLOP/B)", "right", 1), HtmlColumn("TDP", "right", 3)]
-    rows = []
-    for acc in cat:
+
+    def row(acc) -> list[str]:
         def peak(p: str) -> str:
             return fmt.num(acc.peak_flops_per_s(p) / 1e12, 3) if p in acc.peaks else "—"
-        rows.append([f'<a href="#{acc.id}">{html.escape(acc.name)}</a>', peak("bf16"),
-                     peak("fp8"), fmt.memory(acc.hbm.capacity_bytes),
-                     fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s),
-                     fmt.num(acc.ridge_flops_per_byte("bf16"), 3) if "bf16" in acc.peaks
-                     else "—", f"{acc.tdp_w:,.0f} W" if acc.tdp_w else "—"])
-    return (_ridge_chart(ctx) + "\n*Dense peaks, HBM and the bf16 ridge of every accelerator; "
-            "the other precisions, tiers and sources are under each chip below and in "
+        return [f'<a href="#{acc.id}">{html.escape(acc.name)}</a>', peak("bf16"),
+                peak("fp8"), fmt.memory(acc.hbm.capacity_bytes),
+                fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s),
+                fmt.num(acc.ridge_flops_per_byte("bf16"), 3) if "bf16" in acc.peaks
+                else "—", f"{acc.tdp_w:,.0f} W" if acc.tdp_w else "—"]
+    # The chips the lesson uses first; the rest of the catalog collapsed below them, so a
+    # phone's cards are a screen, not three (print and no-JS readers get every row).
+    named = [ctx.hw(h) for h in TOKENS_HW]
+    rest = [a for a in cat if a not in named]
+    return (_ridge_chart(ctx) + "\n*Dense peaks, HBM and the bf16 ridge of the chips the "
+            "lesson uses; the other chips are in the collapsed table below it, and the other "
+            "precisions, tiers and sources under each chip below and in "
             "[hardware.csv](downloads/hardware.csv).*\n{: .rl-caption }\n\n"
-            + html_table(cols, rows, label="Accelerators compared", css_class="rl-hw"))
+            + html_table(cols, [row(a) for a in named], label="Accelerators compared",
+                         css_class="rl-hw")
+            + rest_details(f"The other {len(rest):,} chips of the catalog",
+                           html_table(cols, [row(a) for a in rest],
+                                      label="Accelerators compared: the other chips",
+                                      css_class="rl-hw")))
 
 
 def _src(key: str) -> str:

@@ -207,3 +207,10 @@ def table_html(t: Table, *, label: str, priority: dict[str, int] | None = None,
     rows = [[html.escape(c.fmt(r.get(c.key))) if r.get(c.key) is not None else "—"
              for c in t.columns] for r in t.rows]
     return html_table(cols, rows, label=label, css_class=css_class, note=note)
+
+
+def rest_details(summary: str, table: str) -> str:
+    """The rest of a summarised table, collapsed under `summary` (text): one screen of cards
+    on a phone instead of three. Print opens it without the theme's script (tables.css)."""
+    return (f'\n<details class="note rl-sources rl-rest" markdown="1">\n<summary>'
+            f"{html.escape(summary)}</summary>\n\n{table}\n</details>\n")

@@ -232,7 +232,18 @@ def budget_block(settings: BudgetSettings) -> str:
     static = (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
               + drawn["svg"])
     return block(_build(settings, data), height_px=settings.height_px, label=settings.label,
-                 static=static)
+                 caption=caption(settings), static=static)
+
+
+def caption(settings: BudgetSettings) -> str:
+    """One sentence that says what to look at in the three charts."""
+    from roofline.model.catalog import default_catalog
+    from roofline.model.transformer import get_model
+    phase = {"train": "training"}.get(settings.phase, settings.phase)
+    return (f"Where one {phase} step of {get_model(settings.model).name} on "
+            f"the {default_catalog()[settings.hardware].name} spends its time: the waterfall "
+            "walks MFU down from the roofline's bound through each overhead, the bars split "
+            "the step by op class, and each fusion you tick shrinks the memory-bound bars.")
 
 
 def initial_values(settings: BudgetSettings) -> dict:
@@ -251,9 +262,11 @@ RESPONSIVE = {
     "memory": ("What one step holds per GPU, against the chip's HBM",
                {"config": 1, "verdict": 1, "total": 1, "weights": 2, "state": 2,
                 "activations": 2, "kv": 2}, ("config", "verdict")),
+    # HBM traffic is why a fusion shortens the step, so it stays; the batch is one value per
+    # phase (the fence's), the detail that steps aside at 1280 px.
     "configs": ("Step time and MFU by phase and fusion",
                 {"phase": 1, "fused": 1, "bound": 1, "estimate": 1, "step_time_s": 1,
-                 "batch": 2, "memory": 2, "bytes": 3}, ("phase", "memory")),
+                 "batch": 3, "memory": 2, "bytes": 1}, ("phase", "memory")),
 }
 
 

@@ -32,5 +32,18 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
         height += PICKER_HEIGHT_PX
     layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     return block(layout, height_px=height, label=label or settings.label,
+                 caption=caption(settings, catalog),
                  static=static(data, height_px=settings.height, measurement=doc),
                  key=key_html(data))
+
+
+def caption(settings: RooflineSettings, catalog: Catalog | None = None) -> str:
+    """One sentence that says what to look at, with the chip's own ridge, slope and roof."""
+    from roofline import fmt
+    catalog = catalog or settings.model()[0]
+    hw, p = catalog[settings.hardware], settings.precision
+    return (f"The roofline of the {hw.name} in {p}: an op left of the ridge at "
+            f"{fmt.num(hw.ridge_flops_per_byte(p))} FLOP/byte is held to the "
+            f"{fmt.bandwidth(hw.hbm_bandwidth_bytes_per_s)} bandwidth slope and one right of it "
+            f"to the {fmt.tflops(hw.peak_flops_per_s(p))} roof, so move the AI slider or pick "
+            "an op to see which of the two holds.")
