@@ -64,9 +64,12 @@ test("the readout and the waterfall's text and labels are the templates filled",
     if (c.expected.fits) {
       assert.deepEqual(bars.text.slice(1, -1), c.expected.bars, c.why);
     } else {
-      // A step that does not fit shows no time: empty bars, a plain "does not fit".
+      // A step that does not fit shows no time: empty bars, and across the middle row how
+      // much memory it lacks.
       assert.ok(bars.right.every((x) => x === 0), c.why);
-      assert.deepEqual(bars.text.filter(Boolean), [P.texts.bar_misfit]);
+      assert.deepEqual(bars.text.filter(Boolean),
+                       [bv.fillText(P.texts.bar_misfit, { overflow: v.memory.overflow })]);
+      assert.equal(bars.text.indexOf(bars.text.find(Boolean)), Math.floor(P.rows.length / 2));
       assert.ok(bv.classMs(P, e, v.parts, v.fits).every((x) => x === 0));
     }
   }

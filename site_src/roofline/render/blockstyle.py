@@ -38,6 +38,10 @@ STATIC_CSS = PALETTE_CSS + (
     ".roofline-static>.roofline-svg-medium{display:block}}"
     "@container (max-width:479.5px){.roofline-static>.roofline-svg-medium{display:none}"
     ".roofline-static>.roofline-svg-narrow{display:block}}"
+    # A widget's readout before it runs (the budget's): its lines, as the live readout shows
+    # them (widgets/budget/layout.py READOUT_CSS).
+    ".roofline-static-text{white-space:pre-line;margin:0 0 .6em;font-size:13.5px;line-height:1.5;"
+    "color:var(--rl-ink)}"
     # The key of the numbered points: one line of small "n name" items under the plot.
     ".roofline-block>.roofline-key{display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.3em 0 0;padding:0;"
     "list-style:none;counter-reset:rl-key;font-size:.75em;color:var(--rl-muted)}"

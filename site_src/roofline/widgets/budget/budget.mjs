@@ -103,7 +103,8 @@ export function frameAt(P, values) {
     st, fits: v.fits, bars: barsAt(v, P),
     classes: { cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
                tx: ms.map((x, i) => Math.max(x, ghost[i])),
-               text: ms.map((t) => (t ? seconds(t / 1e3) : P.texts.class_none)) },
+               text: ms.map((t, i) => (!v.fits ? (i === Math.floor(ms.length / 2)
+                 ? P.texts.class_misfit : "") : t ? seconds(t / 1e3) : P.texts.class_none)) },
     points: { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) },
     readout: readoutAt(P, e, v, st), lines: waterfallLines(v, P),
   };

@@ -115,10 +115,13 @@ export function barsAt(v, P) {
   const T = P.texts, C = P.bar_colors;
   const terms = Object.fromEntries(v.terms.map((t) => [t.key, t]));
   const out = { row: [], left: [], right: [], color: [], text: [], tx: [], align: [], dx: [] };
+  // A step that does not fit: no bars, and across the middle row of the empty frame, how much
+  // memory it lacks (the readout says the rest).
+  const middle = P.rows[Math.floor(P.rows.length / 2)];
   for (const key of P.rows) {
     let lo = 0, hi = 0, color = C.peak, text = "";
     if (!v.fits) {
-      text = key === "mfu" ? T.bar_misfit : "";
+      text = key === middle ? fillText(T.bar_misfit, { overflow: v.memory.overflow }) : "";
     } else if (key === "peak") {
       [hi, text] = [100, T.bar_peak];
     } else if (key === "mfu") {
@@ -129,7 +132,8 @@ export function barsAt(v, P) {
       const drop = hi - lo;
       text = drop ? fillText(T.bar_drop, { drop }) : T.bar_none;
     }
-    const [x, align, dx] = labelSpot(color === C.loss, lo, hi, P);
+    const [x, align, dx] = v.fits ? labelSpot(color === C.loss, lo, hi, P)
+      : [P.wf_end / 2, "center", 0];
     out.row.push(P.labels[key]);
     out.left.push(lo);
     out.right.push(hi);

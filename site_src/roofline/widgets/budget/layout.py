@@ -50,6 +50,11 @@ _WIDGET_CSS_TEXT = CONTROL_CSS + """
 """
 
 
+# The readout's lines (payload TEXTS): a sentence per line in the page's type, as the static
+# first frame's (blockstyle .roofline-static-text).
+READOUT_CSS = ":host{white-space:pre-line;font-size:13.5px;line-height:1.5}"
+
+
 # ---------------------------------------------------------------- the layout
 
 def figure(settings: BudgetSettings | None = None, **options):
@@ -105,7 +110,8 @@ def _build(opts: BudgetSettings, data: dict):
     # The texts and every source are filled by budget.mjs from the first frame on.
     readout = Div(name="budget-readout", text="", render_as_text=True,
                   sizing_mode="stretch_width",
-                  html_attributes={"aria-live": "polite", "role": "status"})
+                  html_attributes={"aria-live": "polite", "role": "status"},
+                  stylesheets=[InlineStyleSheet(css=READOUT_CSS)])
     wf_text = Div(name="budget-waterfall-text", text="", render_as_text=True,
                   sizing_mode="stretch_width",
                   stylesheets=[InlineStyleSheet(css=":host { white-space: pre-line; }")])

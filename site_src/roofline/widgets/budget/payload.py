@@ -64,9 +64,10 @@ frame (the budget's plots share their frames' edges, and the roofline's keeps 32
 its frame for its last tick); its ticks still end at 100."""
 TEXTS = {
     # {name:format}: format.mjs's percent (3 digits), seconds, capacity, num (3 digits), or text.
-    "fits": "{what}: MFU upper bound {bound:percent}, after overheads {mfu:percent}. Step "
-            "{step:seconds} at the roofline; fusions keep {saved:capacity} off HBM per step. "
-            "Memory {total:capacity} per GPU of {hbm:text}.",
+    # One line each (the readout keeps line breaks): the setting, the MFU, the time, memory.
+    "fits": "{what}\nMFU upper bound {bound:percent}, after overheads {mfu:percent}\n"
+            "Step {step:seconds} at the roofline; fusions keep {saved:capacity} off HBM per "
+            "step\nMemory {total:capacity} per GPU of {hbm:text}",
     "misfit": "Does not fit: {what:text} needs {total:capacity} per GPU, {overflow:capacity} "
               "more than its {hbm:text}. {fix:text} No time is shown for a step that cannot "
               "run.",
@@ -75,7 +76,9 @@ TEXTS = {
     "wf_foot": "MFU estimate: {mfu:percent}",
     "wf_misfit": "Does not fit in memory: no time budget.",
     "bar_drop": "−{drop:num} pt", "bar_none": "0 pt", "bar_peak": "100%",
-    "bar_mfu": "{mfu:percent}", "bar_misfit": "does not fit", "class_none": "—",
+    "bar_mfu": "{mfu:percent}", "bar_misfit": "the step does not fit: {overflow:capacity} over",
+    "class_none": "—",
+    "class_misfit": "no step time: it cannot run",
 }
 RECOMPUTE_WORDS = {"none": "no recomputation", "selective": "selective recomputation",
                    "full": "full recomputation"}
