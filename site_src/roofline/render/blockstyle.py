@@ -61,9 +61,9 @@ STATIC_CSS = PALETTE_CSS + (
 # The Bokeh controls' own CSS, one copy (each widget's InlineStyleSheet starts with it): one
 # control style for selects, buttons, checkboxes and sliders, from Material's palette variables,
 # else the charts' palette (PALETTE_CSS: light or dark in furo, pydata, Jupyter, the OS), else
-# light literals. Buttons and the slider's filled track take the primary colour; handles and the
-# slider fill take the link colour, which Material lightens on slate (the primary indigo is
-# 2.4:1 on slate's background). Focus shows an accent ring (4.3:1 on white, 3.8:1 on slate).
+# light literals. Buttons (and the file picker's) are filled with the primary colour; a slider's
+# handle and filled track take the link colour, which Material lightens on slate (the primary
+# indigo is 2.4:1 on slate's background). Focus shows an accent ring (4.3:1 on white, 3.8:1 on slate).
 # On a touch screen the handles grow to 28 px (WCAG 2.5.8's 24 px target, with room to spare);
 # the keyboard still steps them (Bokeh's own handlers).
 CONTROL_CSS = """
@@ -90,13 +90,16 @@ CONTROL_CSS = """
 select.bk-input { padding-right: 24px; text-overflow: ellipsis; }
 .bk-input:focus-visible, .bk-btn:focus-visible, input[type=checkbox]:focus-visible,
 .noUi-handle:focus-visible { outline: 2px solid var(--rl-c-focus); outline-offset: 2px; }
-.bk-btn-default { color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
-                  border-color: var(--rl-c-primary); border-radius: 2px; font-weight: 600; }
-.bk-btn-default:hover, .bk-btn-default:focus { color: var(--rl-c-on-primary);
+.bk-btn-default, input[type=file]::file-selector-button {
+  color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
+  border: 1px solid var(--rl-c-primary); border-radius: 2px; font-weight: 600; }
+.bk-btn-default:hover, .bk-btn-default:focus,
+input[type=file]::file-selector-button:hover { color: var(--rl-c-on-primary);
   background-color: var(--rl-c-primary-dark); border-color: var(--rl-c-primary-dark); }
 input[type=checkbox], input[type=radio] { accent-color: var(--rl-c-primary); }
+/* Bokeh lifts a box's label 2 px: a checkbox and its label share one middle line instead. */
 input[type=checkbox] { vertical-align: middle; }
-input[type=checkbox] + .bk-label { top: 0; vertical-align: middle; }
+input[type=checkbox] + * { top: 0; vertical-align: middle; }
 .noUi-target { background: var(--rl-c-track); border: 0; border-radius: 999px;
                box-shadow: none; }
 .noUi-connect { background: var(--rl-c-link) !important; }
