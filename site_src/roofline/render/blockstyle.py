@@ -87,7 +87,13 @@ CONTROL_CSS = """
 @media (pointer: coarse) { :host { --handle-width: 28px; --handle-height: 28px; } }
 .bk-input { color: var(--rl-c-fg); background-color: var(--rl-c-bg); font-size: 13px;
             border: 1px solid var(--rl-c-line); border-radius: 2px; }
-select.bk-input { padding-right: 24px; text-overflow: ellipsis; }
+/* Bokeh's caret is a black SVG, lost on slate: two half-squares in the text colour instead
+   (Bokeh's selector, so this one wins by coming later). */
+select:not([multiple]).bk-input { padding-right: 24px; text-overflow: ellipsis;
+  background-image: linear-gradient(45deg, transparent 50%, var(--rl-c-fg) 50%),
+                    linear-gradient(135deg, var(--rl-c-fg) 50%, transparent 50%);
+  background-position: right 14px center, right 9px center;
+  background-size: 5px 5px; background-repeat: no-repeat; }
 .bk-input:focus-visible, .bk-btn:focus-visible, input[type=checkbox]:focus-visible,
 .noUi-handle:focus-visible { outline: 2px solid var(--rl-c-focus); outline-offset: 2px; }
 .bk-btn-default, input[type=file]::file-selector-button {
