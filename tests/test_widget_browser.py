@@ -8,6 +8,7 @@ import math
 import pytest
 
 from conftest import screenshot
+from controlcheck import controls_look, problems
 from pagecheck import first_block_ready, frames, poll
 from roofline import fmt
 from roofline.model.catalog import default_catalog
@@ -248,6 +249,14 @@ def test_controls_have_accessible_names_and_the_readout_is_live(lesson):
     # The lesson is bf16, so its vector roof is the packed bf16 one (issue 13).
     assert page.get_by_role("checkbox", name="Show the BF16 vector roof").count() == 1
     assert page.locator(".roofline-block [role=status][aria-live=polite]").count() == 1
+
+
+@pytest.mark.parametrize("coarse", [False, True], ids=["mouse", "touch"])
+def test_controls_wear_the_site_style_not_browser_defaults(lesson, coarse):
+    """Primary buttons, selects wide enough for their longest option, the checkbox on its
+    label's middle line, a focus ring, and 24 px handles on a touch screen (controlcheck)."""
+    look = controls_look(lesson.page, coarse=coarse)
+    assert problems(look) == [], look
 
 
 def test_state_goes_into_the_url(lesson):

@@ -283,9 +283,10 @@ def predict(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
     first = data["cases"][0]
     cases = "".join(f'<option value="{html.escape(c["id"])}">{html.escape(c["title"])}</option>'
                     for c in data["cases"])
+    # Each answer a chip: the radio inside its label, so the whole chip is the target.
     radios = "".join(
-        f'<span class="rl-field"><input type="radio" id="{uid}-{r}" name="bound" value="{r}"> '
-        f'<label for="{uid}-{r}">{label}</label></span>\n'
+        f'<label class="rl-choice"><input type="radio" id="{uid}-{r}" name="bound" '
+        f'value="{r}"> {label}</label>\n'
         for r, label in (("memory", "memory-bound"), ("compute", "compute-bound"),
                          ("overhead", "overhead-bound (the launch)")))
     return (

@@ -12,10 +12,10 @@ from __future__ import annotations
 # :is(): the HTML gate's CSS parser (the Nu validator) reads them.
 PALETTE_CSS = (
     ".roofline-block,.rl-chart{--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;"
-    "--rl-frame:#8c959f;--rl-bg:var(--md-default-bg-color,#fff)}"
+    "--rl-frame:#8c959f;--rl-accent:#4051b5;--rl-bg:var(--md-default-bg-color,#fff)}"
     "[data-md-color-scheme=slate] .roofline-block,[data-md-color-scheme=slate] .rl-chart,"
     ".roofline-block[data-roofline-theme=dark]{--rl-ink:#e2e4e9;--rl-muted:#a4a9b6;"
-    "--rl-grid:#3b3f4f;--rl-frame:#6e7681;--rl-bg:var(--md-default-bg-color,#1e2029)}"
+    "--rl-grid:#3b3f4f;--rl-frame:#6e7681;--rl-accent:#5488e8;--rl-bg:var(--md-default-bg-color,#1e2029)}"
     "@media print{.roofline-block,.rl-chart,[data-md-color-scheme=slate] .roofline-block,"
     "[data-md-color-scheme=slate] .rl-chart{--rl-ink:#1f2328;--rl-muted:#57606a;--rl-grid:#e3e6ea;--rl-frame:#8c959f;"
     "--rl-bg:#fff}"
@@ -62,25 +62,89 @@ STATIC_CSS = PALETTE_CSS + (
     "{display:none!important}.roofline-static>.roofline-svg-wide{display:block!important}}")
 
 
-# The Bokeh controls' own CSS (each widget's InlineStyleSheet starts with it): inputs and
-# noUiSlider tracks take the host's palette (Material's variables; light fallbacks elsewhere),
-# so in dark mode a slider is not a glaring white bar, and its handle shows a focus ring.
+# The Bokeh controls' own CSS, one copy (each widget's InlineStyleSheet starts with it): one
+# control style for selects, buttons, checkboxes and sliders, from Material's palette variables,
+# else the charts' palette (PALETTE_CSS: light or dark in furo, pydata, Jupyter, the OS), else
+# light literals. Buttons (and the file picker's) are filled with the primary colour; a slider's
+# handle and filled track take the link colour, which Material lightens on slate (the primary
+# indigo is 2.4:1 on slate's background). Focus shows an accent ring (4.3:1 on white, 3.8:1 on slate).
+# On a touch screen the handles grow to 28 px (WCAG 2.5.8's 24 px target, with room to spare);
+# the keyboard still steps them (Bokeh's own handlers).
 CONTROL_CSS = """
-:host { --background-color: var(--md-default-bg-color, #fff);
-        color: var(--md-default-fg-color, inherit); }
-.bk-input { color: inherit; background-color: var(--md-default-bg-color, #fff);
-            border-color: var(--md-default-fg-color--lighter, #bbb); }
-.noUi-target { background: var(--md-default-fg-color--lightest, #fafafa);
-               border-color: var(--md-default-fg-color--light, #d3d3d3); box-shadow: none; }
-.noUi-handle { background: var(--md-default-bg-color, #fff);
-               border-color: var(--md-default-fg-color--light, #d9d9d9); box-shadow: none; }
-.noUi-handle:focus-visible { outline: 3px solid var(--md-accent-fg-color, #005fcc);
-                             outline-offset: 2px; }
-.noUi-connect { background: var(--md-primary-fg-color, #4051b5) !important; }
-.bk-btn-default { color: inherit; background-color: var(--md-default-bg-color, #fff);
-                  border-color: var(--md-default-fg-color--lighter, #ccc); }
-.bk-btn-default:hover { background-color: var(--md-default-fg-color--lightest, #e6e6e6); }
+:host {
+  --rl-c-fg: var(--md-default-fg-color, var(--rl-ink, #1f2328));
+  --rl-c-bg: var(--md-default-bg-color, var(--rl-bg, #fff));
+  --rl-c-line: var(--md-default-fg-color--light, var(--rl-muted, #57606a));
+  --rl-c-track: var(--md-default-fg-color--lightest, var(--rl-grid, #e3e6ea));
+  --rl-c-primary: var(--md-primary-fg-color, #4051b5);
+  --rl-c-primary-dark: var(--md-primary-fg-color--dark, #303fa1);
+  --rl-c-on-primary: var(--md-primary-bg-color, #fff);
+  --rl-c-link: var(--md-typeset-a-color, var(--rl-accent, #4051b5));
+  --rl-c-focus: var(--md-accent-fg-color, #526cfe);
+  --background-color: var(--rl-c-bg);
+  --input-focus-border-color: var(--rl-c-primary);
+  --input-focus-halo-color: transparent;
+  --slider-size: 6px; --handle-width: 18px; --handle-height: 18px;
+  color: var(--rl-c-fg);
+  max-width: calc(100% - 10px); /* Bokeh's 100% leaves out its own 5 px margins */
+}
+@media (pointer: coarse) { :host { --handle-width: 28px; --handle-height: 28px; } }
+.bk-input { color: var(--rl-c-fg); background-color: var(--rl-c-bg); font-size: 13px;
+            border: 1px solid var(--rl-c-line); border-radius: 2px; }
+/* Bokeh's caret is a black SVG, lost on slate: two half-squares in the text colour instead
+   (Bokeh's selector, so this one wins by coming later). */
+select:not([multiple]).bk-input { padding-right: 24px; text-overflow: ellipsis;
+  background-image: linear-gradient(45deg, transparent 50%, var(--rl-c-fg) 50%),
+                    linear-gradient(135deg, var(--rl-c-fg) 50%, transparent 50%);
+  background-position: right 14px center, right 9px center;
+  background-size: 5px 5px; background-repeat: no-repeat; }
+.bk-input:focus-visible, .bk-btn:focus-visible, input[type=checkbox]:focus-visible,
+.noUi-handle:focus-visible { outline: 2px solid var(--rl-c-focus); outline-offset: 2px; }
+.bk-btn-default, input[type=file]::file-selector-button {
+  color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
+  border: 1px solid var(--rl-c-primary); border-radius: 2px; font-weight: 600; }
+.bk-btn-default:hover, .bk-btn-default:focus,
+input[type=file]::file-selector-button:hover { color: var(--rl-c-on-primary);
+  background-color: var(--rl-c-primary-dark); border-color: var(--rl-c-primary-dark); }
+input[type=checkbox], input[type=radio] { accent-color: var(--rl-c-primary); }
+/* Bokeh lifts a box's label 2 px: a checkbox and its label share one middle line instead. */
+input[type=checkbox] { vertical-align: middle; }
+input[type=checkbox] + * { top: 0; vertical-align: middle; }
+.noUi-target { background: var(--rl-c-track); border: 0; border-radius: 999px;
+               box-shadow: none; }
+.noUi-connect { background: var(--rl-c-link) !important; }
+.noUi-handle { background: var(--rl-c-link); border: 2px solid var(--rl-c-bg);
+               border-radius: 50%; box-shadow: 0 0 0 1px var(--rl-c-link); }
 """
+
+
+# A select is as wide as its longest option (a closed select cuts its text off): the text's
+# width in CONTROL_CSS's 13 px sans-serif, estimated on the wide side per kind of character
+# (Helvetica/Arial/Liberation Sans advance widths, in em), plus the select's padding, caret
+# and border. tests/test_widget_browser.py measures the real text in the browser against it.
+_EM = {"upper": 0.72, "digit": 0.56, "lower": 0.56, "narrow": 0.34, "other": 0.6}
+_NARROW = set(" .,:;'()/|[]-ilfjtI1")
+SELECT_FONT_PX = 13
+SELECT_CHROME_PX = 12 + 24 + 2 + 6  # left padding, caret room, border, slack
+
+
+def text_width(text: str, size_px: float = SELECT_FONT_PX) -> float:
+    """An upper estimate of `text`'s width in pixels, set in a sans-serif of size_px."""
+    def em(c: str) -> float:
+        if c in _NARROW:
+            return _EM["narrow"]
+        if c.isupper():
+            return _EM["upper"]
+        if c.isdigit():
+            return _EM["digit"]
+        return _EM["lower"] if c.islower() else _EM["other"]
+    return size_px * sum(em(c) for c in text)
+
+
+def select_width(labels, *, minimum: int = 0) -> int:
+    """The width (px) of a select whose longest option is shown whole, at least `minimum`."""
+    return max(minimum, round(max((text_width(t) for t in labels), default=0)
+                              + SELECT_CHROME_PX))
 
 
 STATIC_STYLE = f"<style>{STATIC_CSS}</style>"

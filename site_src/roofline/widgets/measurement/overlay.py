@@ -22,6 +22,7 @@ from roofline.measure.schema import schema
 from roofline.widgets.measurement.settings import (PICKER_HEIGHT_PX, TABLES,
     MeasurementTableSettings, load_measurement)
 from roofline.render import jsmodule
+from roofline.render.blockstyle import CONTROL_CSS
 from roofline.render.jsengine import call
 
 JS = Path(__file__).parent / "measure.mjs"
@@ -29,12 +30,7 @@ COLOR = "#d9480f"
 # Text in the page's own colours (readable in both palettes); orange only marks the overlay.
 # CSS text only: a stylesheet is a Bokeh model and belongs to one document, so each layout
 # makes its own (a module-level one breaks the second render in a process: `mkdocs serve`).
-PICKER_CSS = """
-:host { color: var(--md-default-fg-color, inherit); }
-.bk-input { color: var(--md-default-fg-color, inherit);
-            background-color: var(--md-default-bg-color, #fff);
-            border-color: var(--md-default-fg-color--lighter, #bbb); }
-"""
+PICKER_CSS = CONTROL_CSS  # the file picker in the widgets' one control style
 STATUS_CSS = f"""
 :host {{ color: var(--md-default-fg-color, inherit); border-left: 4px solid {COLOR};
          padding-left: 0.6em; }}

@@ -27,7 +27,7 @@ from roofline.model.catalog import Catalog, default_catalog
 from roofline.model.ops import OpZoo
 from roofline.render import jsmodule
 from roofline.render.jsengine import constant
-from roofline.render.blockstyle import CONTROL_CSS
+from roofline.render.blockstyle import CONTROL_CSS, select_width
 from roofline.widgets.roofline.settings import (CEILING_COLORS, MEMORY_COLOR, ROOF_COLOR,
                                                 RooflineSettings)
 
@@ -182,16 +182,25 @@ def _build(opts: RooflineSettings, data: dict):
 
     # Stylesheets are models: one set per layout, as a model belongs to one document only.
     widget_css = InlineStyleSheet(css=_WIDGET_CSS)
+    # Each select as wide as its longest option; the precision select's options change with
+    # the chip, so it fits every precision's label.
+    hw_options = [(k, v["name"]) for k, v in data["hardware"].items()]
     hardware = Select(name="hardware", title="Hardware", value=st["hardware"],
-                      options=[(k, v["name"]) for k, v in data["hardware"].items()],
-                      width=240, stylesheets=[widget_css])
+                      options=hw_options, width=select_width(
+                          [v for _, v in hw_options], minimum=200),
+                      stylesheets=[widget_css])
     precision = Select(name="precision", title="Precision", value=st["precision"],
                        options=[(p, data["precisions"][p]["label"]) for p in hw["precisions"]],
-                       width=200, stylesheets=[widget_css])
+                       width=select_width([p["label"] for p in data["precisions"].values()],
+                                          minimum=160),
+                       stylesheets=[widget_css])
+    preset_options = ([("custom", "None: the AI slider alone")]
+                      + [(i, v["label"]) for i, v in data["ops"].items()]
+                      + _tokens_presets(data))
     presets = Select(name="presets", title="Op preset", value=st["op"] or "custom",
-                     options=[("custom", "None: the AI slider alone")]
-                     + [(i, v["label"]) for i, v in data["ops"].items()]
-                     + _tokens_presets(data), width=240, stylesheets=[widget_css])
+                     options=preset_options, width=select_width(
+                         [v for _, v in preset_options], minimum=200),
+                     stylesheets=[widget_css])
     vector = Checkbox(name="vector-roof", label="Show the vector roof", active=st["vector"],
                       stylesheets=[widget_css], align="end")
     slider = Slider(name="ai-slider", title="Arithmetic intensity (FLOP/byte)",
