@@ -257,7 +257,8 @@ def _tokens_and_launch(fig, source) -> dict:
 
 def _tokens_presets(data: dict) -> list[tuple[str, str]]:
     t = data.get("tokens")
-    return [(o["id"], f"{o['label']} — {t['model']}, at the tokens per step")
+    # short enough for a phone's select (the readout says how many tokens per step)
+    return [(o["id"], f"{o['label']} ({t['model']})")
             for o in (t["ops"] if t else [])]
 
 
