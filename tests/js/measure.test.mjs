@@ -4,9 +4,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
+import { overlayData, summaryText, yBounds } from "../../site_src/roofline/widgets/measurement/measure.mjs";
 import {
-  decodeBase64, overlayData, parseMeasurement, summaryText, validate, yBounds,
-} from "../../site_src/roofline/widgets/measurement/measure.mjs";
+  decodeBase64, parseMeasurement, validate,
+} from "../../site_src/roofline/widgets/measurement/schema.mjs";
 import { si } from "../../site_src/roofline/render/js/format.mjs";
 
 const cases = JSON.parse(readFileSync(new URL("../cases/measure_cases.json", import.meta.url)));

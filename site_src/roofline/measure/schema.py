@@ -1,5 +1,5 @@
 """The measurement file format: one JSON Schema file (data/measurement-schema.json) read by a
-small checker here and by its twin in widgets/measurement/measure.mjs, so Python and the browser reject
+small checker here and by its twin in widgets/measurement/schema.mjs, so Python and the browser reject
 the same files with the same field paths. Only the keywords that file uses are understood; an
 unknown keyword is a bug in the schema, not in the measurement, and raises at once."""
 

@@ -88,7 +88,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
             **({"text_color": "#ffffff", "text_outline_color": "#ffffff",
                 "text_outline_width": 3, "tags": ["halo"]} if halo else {"text_color": COLOR})))
     # The widget's own callback resets the y range on every change; this keeps the overlay in.
-    code = jsmodule.bundle(JS)  # measure.mjs and format.mjs: one module (a blob cannot import)
+    code = jsmodule.bundle(JS)  # measure.mjs and what it imports: one module (a blob cannot import)
     guard = CustomJS(module=True, code=code, args=dict(
         mode="guard", fig=fig, roofs=roofs, points=points, labels=labels, leaders=leaders,
         scene_labels=scene_labels, scene_points=scene_points, scene_lines=scene_lines,
