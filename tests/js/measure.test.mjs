@@ -64,8 +64,8 @@ test("at least five kinds of bad file, each rejected at the field Python names",
 });
 
 test("a newer schema version says what to do", () => {
-  const r = validate({ ...cases.base, schema_version: 2 }, schema, "new.json");
-  assert.match(r.text, /reads version 1.*version 2.*roofline measure/);
+  const r = validate({ ...cases.base, schema_version: 3 }, schema, "new.json");
+  assert.match(r.text, /reads version 2.*version 3.*roofline measure/);
 });
 
 test("text that is not JSON is refused naming the file", () => {

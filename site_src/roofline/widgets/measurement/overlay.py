@@ -134,7 +134,7 @@ def measurement_block(settings: MeasurementTableSettings) -> str:
     """```roofline-measurement: a table of a measurement, built from its JSON at build time.
 
         file: measurement-build-machine.json   # package data, or a path under docs/
-        show: ops            # summary | verdict | ceilings | stream | ops | spread | machine
+        show: ops   # summary | verdict | check | ceilings | stream | ops | spread | machine
     """
     from roofline.measure import tables
 
@@ -144,6 +144,11 @@ def measurement_block(settings: MeasurementTableSettings) -> str:
     if settings.show == "verdict":
         text = html.escape(tables.verdict_text(doc))
         return f'<p class="roofline-measurement-verdict">{text}</p>'
+    if settings.show == "check":
+        passed = doc["checks"]["triad_vs_roof"]["passed"]
+        text = html.escape(tables.check_text(doc))
+        return (f'<p class="roofline-measurement-check" '
+                f'data-passed="{str(passed).lower()}">{text}</p>')
     if settings.show == "machine":
         return tables.html_table(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,

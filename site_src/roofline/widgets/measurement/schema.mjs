@@ -5,7 +5,7 @@
 // two into the one module BokehJS runs.
 
 export const FORMAT = "roofline-measurement";
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 const KEYWORDS = new Set(["$comment", "$defs", "$ref", "type", "properties", "required",
   "additionalProperties", "items", "minItems", "minLength", "enum", "const", "minimum",
   "exclusiveMinimum"]);
