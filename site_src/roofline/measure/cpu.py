@@ -37,10 +37,8 @@ class Kernel:
     record: dict        # everything but the timing
 
 
-# STREAM's rule is that each array be at least 4× all the caches together; we ask each array
-# to be DRAM_ARRAY_MULTIPLE (8) × the last-level cache, the larger demand on every machine we
-# know, so the DRAM roof cannot be a cache's. A kernel's working set is its arrays together.
-# (kernel, arrays STREAM counts, arrays the numpy code streams from memory)
+# (kernel, arrays STREAM counts, arrays the numpy code streams from memory); a kernel's
+# working set is its arrays together
 _KERNELS = (("read", 1, 1), ("copy", 2, 2), ("scale", 2, 2), ("add", 3, 3), ("triad", 3, 3))
 
 
@@ -67,13 +65,18 @@ def level_of(working_set: float, sizes: dict[str, int], array_bytes: float | Non
 
 
 def dram_array_bytes(sizes: dict[str, int]) -> int:
-    """Bytes of each array of a DRAM run: DRAM_ARRAY_MULTIPLE × the last-level cache."""
+    """Bytes of each array of a DRAM run: DRAM_ARRAY_MULTIPLE (8) × the last-level cache.
+    STREAM asks 4 × all the caches together; where the last level holds most of the cache
+    (say a 32 MiB L3 beside two 1 MiB L2s) 8 × it is the larger demand, and it needs no
+    count of cache instances the OS may not report."""
     return DRAM_ARRAY_MULTIPLE * max(sizes.values())
 
 
 def triad_block(sizes: dict[str, int]) -> int:
-    """Elements of doubles per block of the triad: half the L2, so its temporary stays there."""
-    return max(4096, sizes.get("L2", 1024 * 1024) // 2 // F64.itemsize)
+    """Doubles per block of the triad: a temporary the size of the L2. Smaller blocks pay
+    numpy's per-call cost (and, threaded, turns at the GIL) more often; what of it the L2
+    cannot keep stays in the last-level cache, never in memory."""
+    return max(4096, sizes.get("L2", 1024 * 1024) // F64.itemsize)
 
 
 def stream_kernels(plan: Plan, sizes: dict[str, int], threads: int = 1) -> list[Kernel | Batch]:
@@ -114,7 +117,7 @@ def blocked_triad(a: np.ndarray, b: np.ndarray, c: np.ndarray, scalar: float,
                   block: int) -> Callable[[], None]:
     """STREAM's triad, a = b + s·c, as a call. numpy cannot fuse it into one pass: done whole,
     s·c would be written to memory and read back (five arrays' traffic, not three). Done a
-    block at a time into a temporary that stays in L2, memory sees what STREAM's triad moves:
+    block at a time into a temporary that stays in cache, memory sees what STREAM's triad moves:
     b and c read, a written."""
     tmp = np.empty(min(block, len(a)))
     views = [(a[i:i + block], b[i:i + block], c[i:i + block], tmp[:min(block, len(a) - i)])

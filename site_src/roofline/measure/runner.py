@@ -56,8 +56,8 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
                f"{desc['usable_cpus']} usable CPUs, each thread streaming its own slice "
                "(numpy releases the GIL inside a ufunc); the DRAM roof is the all-thread "
                "best. checks.triad_vs_roof holds it to the triad of the same run.",
-               "The triad runs in L2-sized blocks so numpy's two passes (s·c, then b + that) "
-               "meet in cache and memory sees STREAM's three arrays.",
+               "The triad runs in blocks the size of the L2 so numpy's two passes (s·c, then "
+               "b + that) meet in cache and memory sees STREAM's three arrays.",
                "Elementwise ops run on one thread (numpy ufuncs); matmul, GEMV and GEMM run on "
                "every thread the BLAS uses.",
                "bytes: the model's count (STREAM convention; roofline.model.ops cost functions). "

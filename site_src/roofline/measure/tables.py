@@ -62,8 +62,10 @@ def check_text(doc: dict) -> str:
     if chk["ratio"] is None:
         return (f"Check failed: {'; '.join(chk['problems'])}. The {level} roof cannot be "
                 f"trusted.")
+    roof = next(b for b in doc["ceilings"]["bandwidth"] if b["level"] == level)
     out = [f"The {level} roof, {fmt.bandwidth(chk['roof_bandwidth_bytes_per_s'])} "
-           f"({chk['roof_kernel']}, {fmt.memory(chk['roof_array_bytes'])} per array), "
+           f"({chk['roof_kernel']} on {roof['threads']} thread{'s' * (roof['threads'] > 1)}, "
+           f"{fmt.memory(chk['roof_array_bytes'])} per array), "
            f"against STREAM's triad in the same run, "
            f"{fmt.bandwidth(chk['triad_bandwidth_bytes_per_s'])} on {chk['threads']} "
            f"thread{'s' * (chk['threads'] > 1)} with "
@@ -168,6 +170,13 @@ def verdict_text(doc: dict) -> str:
     v = verdict(doc)
     if not v.beaten:
         out = [f"All {v.total} ops took at least their model lower bound."]
+    elif all(op.startswith("gemv-") for op in v.beaten):
+        # STREAM's count leaves out the write-allocate reads its stores cost; the roof pays
+        # them, a GEMV (loads only) does not, so it can land just under its bound.
+        out = [f"{v.total - len(v.beaten)} of {v.total} ops took at least their model lower "
+               f"bound; {', '.join(v.beaten)} ran faster: a GEMV only loads, so it pays none "
+               f"of the write-allocate traffic that the stores of the roof's STREAM kernel "
+               f"cost and STREAM's byte count leaves out."]
     else:
         out = [f"{v.total - len(v.beaten)} of {v.total} ops took at least their model lower "
                f"bound; {', '.join(v.beaten)} ran faster, so this run's measured roofs "
