@@ -9,6 +9,7 @@ import copy
 import io
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ from roofline.measure.compare import op_checks, verdict
 from roofline.measure.runner import ceilings
 from roofline.measure.schema import schema
 from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_text
-from roofline.measure.timing import Method, Progress, time_call
+from roofline.measure.timing import Method, Progress, time_call, time_interleaved
 from roofline.widgets.measurement.settings import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,9 +56,13 @@ def tiny_run(tmp_path_factory):
     """`roofline measure` run once, for real, in a subprocess, at the test suite's size
     (seconds; its numbers mean little). `--quick` is timed in BENCHMARKS.md, not here."""
     out = tmp_path_factory.mktemp("measure") / "m.json"
+    # This tree's package, not whichever checkout is installed (a worktree's tests ran
+    # another checkout's `roofline` before)
+    path = os.pathsep.join(filter(None, [str(ROOT / "site_src"), os.environ.get("PYTHONPATH")]))
     proc = subprocess.run([sys.executable, "-m", "roofline", "measure", "--plan", "tiny",
                            "--out", str(out), "--label", "CI box"],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": path})
     return proc, out
 
 
@@ -99,15 +104,15 @@ def test_bad_files_on_disk_name_the_file(tmp_path):
     with pytest.raises(RooflineError, match=r"missing\.json: file not found"):
         load(tmp_path / "missing.json")
     newer = tmp_path / "newer.json"
-    newer.write_text(json.dumps({**CASES["base"], "schema_version": 2}), encoding="utf-8")
+    newer.write_text(json.dumps({**CASES["base"], "schema_version": 3}), encoding="utf-8")
     with pytest.raises(RooflineError, match=r"newer\.json: field 'schema_version': this site "
-                                            r"reads version 1.*re-run `roofline measure`"):
+                                            r"reads version 2.*re-run `roofline measure`"):
         load(newer)
 
 
 def test_schema_file_is_json_schema_with_a_version():
     s = schema()
-    assert s["properties"]["schema_version"] == {"const": 1}
+    assert s["properties"]["schema_version"] == {"const": 2}
     assert s["properties"]["format"] == {"const": "roofline-measurement"}
 
 
@@ -120,6 +125,19 @@ def test_a_run_is_valid_and_complete(tiny):
     assert {o["kind"] for o in tiny["ops"]} == {"rmsnorm", "softmax", "gelu", "bias_add",
                                                  "gemv", "gemm"}
     assert {s["level"] for s in tiny["stream"]} >= {"L1", "DRAM"}
+    # Even the tiny plan measures DRAM by the rule: each array 8 × the last-level cache, on
+    # one thread and on every usable CPU; the roof is the all-thread run's and is recorded
+    # with its working set.
+    llc = max(c["size_bytes"] for c in tiny["machine"]["caches"])
+    dram = [s for s in tiny["stream"] if s["level"] == "DRAM"]
+    assert dram and all(s["array_bytes"] >= 8 * llc for s in dram)
+    assert {s["threads"] for s in dram} == {1, tiny["machine"]["usable_cpus"]}
+    roof = next(b for b in tiny["ceilings"]["bandwidth"] if b["level"] == "DRAM")
+    assert roof["threads"] == tiny["machine"]["usable_cpus"] and roof["array_bytes"] >= 8 * llc
+    chk = tiny["checks"]["triad_vs_roof"]
+    assert chk["last_level_cache_bytes"] == llc and chk["triad_array_bytes"] >= 8 * llc
+    assert chk["ratio"] == chk["triad_bandwidth_bytes_per_s"] / roof["bandwidth_bytes_per_s"]
+    assert len(tiny["machine"]["load_average_end"]) == 3
     for entry in tiny["stream"] + tiny["matmul"] + tiny["ops"]:
         t = entry["time_s"]
         assert len(t["samples"]) == PLANS["tiny"].method.repeats
@@ -157,34 +175,80 @@ def test_ops_carry_the_models_costs(tiny):
         assert op["bytes_per_element"] == 4.0
 
 
-def test_ceilings_are_the_best_rates_seen():
-    stream = [{"level": "DRAM", "kernel": k, "threads": t, "bandwidth_bytes_per_s": bw}
-              for k, t, bw in (("copy", 1, 10e9), ("add", 2, 14e9), ("triad", 2, 12e9))]
-    stream.append({"level": "between", "kernel": "copy", "threads": 1,
-                   "bandwidth_bytes_per_s": 99e9})
-    matmul = [{"precision": "fp32", "flops_per_s": 100e9, "n": 1024}]
-    ops = [{"id": "gemm-x", "kind": "gemm", "precision": "fp32", "flops": 2e9,
-            "bytes": 1e6, "time_s": {"min": 0.01}},
-           {"id": "gemv-big", "kind": "gemv", "precision": "fp32", "flops": 1e8,
-            "bytes": 2e8, "time_s": {"min": 0.01}},
-           {"id": "gemv-small", "kind": "gemv", "precision": "fp32", "flops": 1e6,
-            "bytes": 1e6, "time_s": {"min": 1e-6}}]
-    c = ceilings(stream, matmul, "DRAM", ops, {"L3": 32 * 2 ** 20})
-    (dram,) = c["bandwidth"]  # "between" is never a roof
-    assert dram["bandwidth_bytes_per_s"] == 20e9 and dram["kernel"] == "gemv"
-    assert c["compute"] == [{"precision": "fp32", "flops_per_s": 200e9, "from": "op gemm-x"}]
-    # A cache-resident GEMV says nothing about DRAM: without it the best STREAM run wins.
-    c = ceilings(stream, matmul, "DRAM", ops[2:], {"L3": 32 * 2 ** 20})
-    assert c["bandwidth"][0]["bandwidth_bytes_per_s"] == 14e9
+def test_ceilings_come_from_dedicated_kernels_only():
+    def run(level, kernel, threads, bw, array=256 * 2 ** 20):
+        return {"level": level, "kernel": kernel, "threads": threads, "array_bytes": array,
+                "working_set_bytes": 3 * array, "bandwidth_bytes_per_s": bw}
+    stream = [run("DRAM", "copy", 1, 30e9), run("DRAM", "add", 2, 14e9),
+              run("DRAM", "triad", 2, 12e9), run("DRAM", "read", 2, 50e9),
+              run("between", "copy", 1, 99e9, 16 * 2 ** 20), run("L2", "add", 1, 40e9, 8192),
+              run("L2", "read", 1, 80e9, 8192)]
+    matmul = [{"precision": "fp32", "flops_per_s": 100e9, "n": 1024},
+              {"precision": "fp32", "flops_per_s": 120e9, "n": 2048}]
+    c = ceilings(stream, matmul, "DRAM")
+    dram, l2 = c["bandwidth"]  # "between" is never a roof
+    # The memory roof is the all-thread runs' best (a faster one-thread run is a fluke of a
+    # busy machine, not the rule), and `read`, which stores nothing, sets no roof anywhere.
+    assert (dram["kernel"], dram["threads"], dram["bandwidth_bytes_per_s"]) == ("add", 2, 14e9)
+    assert dram["array_bytes"] == 256 * 2 ** 20 and dram["working_set_bytes"] == 3 * 2 ** 28
+    assert (l2["level"], l2["bandwidth_bytes_per_s"]) == ("L2", 40e9)
+    assert c["compute"] == [{"precision": "fp32", "flops_per_s": 120e9, "from": "matmul n=2048"}]
 
 
-def test_cache_levels_leave_headroom():
+def test_ops_never_set_the_roof_they_are_judged_against():
+    doc = load(BUNDLED)
+    rebuilt = ceilings(doc["stream"], doc["matmul"], doc["ceilings"]["memory_level"])
+    assert rebuilt == doc["ceilings"]
+    assert not any("op " in c.get("from", "") for c in doc["ceilings"]["compute"])
+
+
+def test_cache_levels_leave_headroom_and_dram_is_eight_times_the_last_level():
     sizes = {"L1": 32 * 1024, "L2": 512 * 1024, "L3": 32 * 2 ** 20}
     assert cpu.level_of(16 * 1024, sizes) == "L1"
     assert cpu.level_of(17 * 1024, sizes) == "L2"
     assert cpu.level_of(16 * 2 ** 20, sizes) == "L3"
     assert cpu.level_of(40 * 2 ** 20, sizes) == "between"
-    assert cpu.level_of(64 * 2 ** 20, sizes) == "DRAM"
+    # 96 MiB (3 × L3), the old DRAM size, is no longer DRAM; nor is 3 × 100 MiB arrays
+    assert cpu.level_of(96 * 2 ** 20, sizes) == "between"
+    assert cpu.level_of(300 * 2 ** 20, sizes, 100 * 2 ** 20) == "between"
+    assert cpu.level_of(768 * 2 ** 20, sizes, 256 * 2 ** 20) == "DRAM"
+    assert cpu.dram_array_bytes(sizes) == 256 * 2 ** 20
+
+
+def test_stream_kernels_size_dram_arrays_by_the_last_level_cache():
+    sizes = {"L1": 32 * 1024, "L2": 512 * 1024, "L3": 32 * 2 ** 20}
+    ks = cpu.stream_kernels(PLANS["tiny"], sizes, threads=4)
+    records = [r for k in ks for r in (k.records if isinstance(k, cpu.Batch) else (k.record,))]
+    dram = [r for r in records if r["level"] == "DRAM"]
+    # The DRAM kernels are timed together, interleaved, on one set of arrays per thread count
+    assert [len(k.records) for k in ks if isinstance(k, cpu.Batch)] == [5, 5]
+    assert all(r["level"] != "DRAM" for k in ks if isinstance(k, cpu.Kernel)
+               for r in (k.record,))
+    assert {r["threads"] for r in dram} == {1, 4}
+    assert {r["array_bytes"] for r in dram} == {256 * 2 ** 20}
+    assert {r["kernel"]: r["working_set_bytes"] / r["array_bytes"] for r in dram} == {
+        "read": 1, "copy": 2, "scale": 2, "add": 3, "triad": 3}
+    # The blocked triad streams what STREAM counts: its temporary stays in L2.
+    triad = next(r for r in dram if r["kernel"] == "triad")
+    assert triad["implementation_bytes"] == triad["bytes"]
+
+
+def test_the_blocked_triad_computes_stream_triad():
+    import numpy as np
+    n = 10_001  # not a multiple of the block: the last block is short
+    a, b, c = np.zeros(n), np.arange(n, dtype=float), np.linspace(0, 1, n)
+    cpu.blocked_triad(a, b, c, 3.0, block=4096)()
+    assert np.array_equal(a, b + 3.0 * c)
+
+
+def test_interleaved_timing_takes_turns_and_keeps_every_sample():
+    order = []
+    ticks = iter(range(10_000))
+    clock = lambda: next(ticks) * 1e-3  # noqa: E731
+    fns = [lambda: order.append("a"), lambda: order.append("b")]
+    out = time_interleaved(fns, Method(warmup=1, repeats=3, min_sample_s=0.001), clock=clock)
+    assert [len(r["samples"]) for r in out] == [3, 3]
+    assert "".join(order) == "ab" + "ab" * 3  # one call each to size them, then turn by turn
 
 
 def test_timing_repeats_short_calls_and_keeps_every_sample():
@@ -366,6 +430,20 @@ def test_verdict_text_counts_ops_that_beat_their_bound():
     assert verdict_text(doc).startswith(f"{v.total - len(v.beaten)} of {v.total} ops")
 
 
+def test_verdict_text_says_why_a_gemv_can_land_under_its_bound():
+    doc = copy.deepcopy(CASES["base"])
+    for op in doc["ops"]:  # the tiny run's in-cache ops beat a DRAM roof: slow them down
+        op["time_s"] = {**op["time_s"], "median": 1e3, "max": 1e3}
+    gemv = next(o for o in doc["ops"] if o["kind"] == "gemv")
+    gemv["time_s"] = {**gemv["time_s"], "median": 1e-12, "min": 1e-12}
+    text = verdict_text(doc)
+    assert f"{gemv['id']} ran faster: a GEMV only loads" in text
+    # the case file's GEMV is far inside the last-level cache: the text says so, from the data
+    llc = doc["checks"]["triad_vs_roof"]["last_level_cache_bytes"]
+    assert gemv["bytes"] < 8 * llc and f"{gemv['id']} moves " in text
+    assert "the cache may serve part of it" in text and "busy machine" not in text
+
+
 def test_tables_render_every_op_and_kernel():
     doc = load(BUNDLED)
     assert len(ops_check_table(doc).rows) == len(doc["ops"])
@@ -401,7 +479,8 @@ def test_measurement_fence_renders_each_table():
     for show in TABLES:
         html = measurement_fence(f"file: measurement-build-machine.json\nshow: {show}\n",
                                  "roofline-measurement", "", {}, None)
-        assert html.startswith("<table>" if show not in ("summary", "verdict") else "<p ")
+        assert html.startswith("<table>" if show not in ("summary", "verdict", "check")
+                               else "<p ")
     html = measurement_fence("file: measurement-build-machine.json\nshow: ops\n",
                              "roofline-measurement", "", {}, None)
     assert html.count("<tr>") == 1 + len(load(BUNDLED)["ops"])

@@ -27,7 +27,7 @@ if not keep:
                        "cpu_model": "Case-file CPU", "logical_cpus": 2, "gpu": None}
 invalid = [
     {"name": "wrong format", "set": [[["format"], "something-else"]], "field": "format"},
-    {"name": "newer schema", "set": [[["schema_version"], 2]], "field": "schema_version"},
+    {"name": "newer schema", "set": [[["schema_version"], 3]], "field": "schema_version"},
     {"name": "boolean schema version", "set": [[["schema_version"], True]],
      "field": "schema_version"},
     {"name": "ceilings missing", "delete": [["ceilings"]], "field": "ceilings"},
@@ -45,6 +45,15 @@ invalid = [
     {"name": "op without a compute roof", "set": [[["ops", 0, "precision"], "bf16"]],
      "field": "ops[0].precision"},
     {"name": "empty label", "set": [[["label"], ""]], "field": "label"},
+    {"name": "no checks (a version 1 file)", "delete": [["checks"]], "field": "checks"},
+    {"name": "an op as a roof (before #32)",
+     "set": [[["ceilings", "bandwidth", 0, "kernel"], "gemv"]],
+     "field": "ceilings.bandwidth[0].kernel"},
+    {"name": "a roof without its working set",
+     "delete": [["ceilings", "bandwidth", 0, "array_bytes"]],
+     "field": "ceilings.bandwidth[0].array_bytes"},
+    {"name": "stream run without its array size", "delete": [["stream", 0, "array_bytes"]],
+     "field": "stream[0].array_bytes"},
     {"name": "no STREAM runs", "set": [[["stream"], []]], "field": "stream"},
     {"name": "not an object", "replace": [1, 2, 3], "field": "(top level)"},
 ]

@@ -4,9 +4,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
+import { overlayData, summaryText, yBounds } from "../../site_src/roofline/widgets/measurement/measure.mjs";
 import {
-  decodeBase64, overlayData, parseMeasurement, summaryText, validate, yBounds,
-} from "../../site_src/roofline/widgets/measurement/measure.mjs";
+  decodeBase64, parseMeasurement, validate,
+} from "../../site_src/roofline/widgets/measurement/schema.mjs";
 import { si } from "../../site_src/roofline/render/js/format.mjs";
 
 const cases = JSON.parse(readFileSync(new URL("../cases/measure_cases.json", import.meta.url)));
@@ -63,8 +64,8 @@ test("at least five kinds of bad file, each rejected at the field Python names",
 });
 
 test("a newer schema version says what to do", () => {
-  const r = validate({ ...cases.base, schema_version: 2 }, schema, "new.json");
-  assert.match(r.text, /reads version 1.*version 2.*roofline measure/);
+  const r = validate({ ...cases.base, schema_version: 3 }, schema, "new.json");
+  assert.match(r.text, /reads version 2.*version 3.*roofline measure/);
 });
 
 test("text that is not JSON is refused naming the file", () => {

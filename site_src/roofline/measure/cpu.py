@@ -20,6 +20,7 @@ import numpy as np
 
 from roofline.model import ops as costs
 from roofline.model.ops import default_zoo
+from roofline.measure.checks import DRAM_ARRAY_MULTIPLE
 from roofline.measure.plan import Plan
 
 F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
@@ -36,72 +37,138 @@ class Kernel:
     record: dict        # everything but the timing
 
 
-def level_of(working_set: float, sizes: dict[str, int]) -> str:
-    """The cache level a working set lives in, with a factor 2 of headroom either side (a
-    set near a cache's size is partly evicted by everything else running)."""
+# (kernel, arrays STREAM counts, arrays the numpy code streams from memory); a kernel's
+# working set is its arrays together
+_KERNELS = (("read", 1, 1), ("copy", 2, 2), ("scale", 2, 2), ("add", 3, 3), ("triad", 3, 3))
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Kernels timed together, interleaved (timing.time_interleaved), on arrays they share:
+    `make` allocates once and returns one callable per record."""
+    group: str
+    label: str
+    make: Callable[[], list[Callable[[], object]]]
+    records: tuple[dict, ...]
+
+
+def level_of(working_set: float, sizes: dict[str, int], array_bytes: float | None = None) -> str:
+    """The memory level a kernel's arrays live in. A cache level when the whole working set
+    fits in half of it (a set near a cache's size is partly evicted by everything else
+    running); DRAM only when each array is DRAM_ARRAY_MULTIPLE × the last-level cache;
+    "between" otherwise, which sets no roof."""
     for level in sorted(sizes):
         if working_set <= sizes[level] / 2:
             return level
-    return "DRAM" if working_set >= 2 * max(sizes.values()) else "between"
+    array = working_set if array_bytes is None else array_bytes
+    return "DRAM" if array >= DRAM_ARRAY_MULTIPLE * max(sizes.values()) else "between"
 
 
-def stream_sizes(plan: Plan, sizes: dict[str, int]) -> list[int]:
-    llc = max(sizes.values())
-    return sorted(set(plan.stream_cache_sets) | {m * llc for m in plan.dram_multiples})
+def dram_array_bytes(sizes: dict[str, int]) -> int:
+    """Bytes of each array of a DRAM run: DRAM_ARRAY_MULTIPLE (8) × the last-level cache.
+    STREAM asks 4 × all the caches together; where the last level holds most of the cache
+    (say a 32 MiB L3 beside two 1 MiB L2s) 8 × it is the larger demand, and it needs no
+    count of cache instances the OS may not report."""
+    return DRAM_ARRAY_MULTIPLE * max(sizes.values())
 
 
-def stream_kernels(plan: Plan, sizes: dict[str, int], threads: int = 1) -> list[Kernel]:
-    """STREAM's four kernels plus a read-only max-reduction, each size on one thread (as
-    numpy's own ufuncs run); sizes past the last-level cache also on `threads` threads, each
-    streaming its own slice, because one core rarely saturates DRAM."""
-    kernels = []
-    llc = max(sizes.values())
-    for working_set in stream_sizes(plan, sizes):
-        counts = (1, threads) if threads > 1 and working_set > llc else (1,)
-        for t in counts:
-            # (kernel, arrays STREAM counts, arrays numpy actually streams); every kernel's
-            # arrays together fill the same working set, so a row is one level of the hierarchy
-            for name, counted, streamed in (("read", 1, 1), ("copy", 2, 2), ("scale", 2, 2),
-                                            ("add", 3, 3), ("triad", 3, 5)):
-                n = max(1, working_set // (counted * F64.itemsize))
-                ws = counted * n * F64.itemsize
-                kernels.append(Kernel("stream", f"{name} {_mib(ws)} ×{t} thread{'s' * (t > 1)}",
-                                      _stream_maker(name, n, t), {
-                    "kernel": name, "dtype": F64.name, "elements": int(n), "threads": t,
-                    "working_set_bytes": float(ws), "level": level_of(ws, sizes),
-                    "bytes": float(counted * n * F64.itemsize),
-                    "implementation_bytes": float(streamed * n * F64.itemsize)}))
-    return kernels
+def triad_block(sizes: dict[str, int]) -> int:
+    """Doubles per block of the triad: a temporary the size of the L2. Smaller blocks pay
+    numpy's per-call cost (and, threaded, turns at the GIL) more often; what of it the L2
+    cannot keep stays in the last-level cache, never in memory."""
+    return max(4096, sizes.get("L2", 1024 * 1024) // F64.itemsize)
 
 
-def _stream_maker(name: str, n: int, threads: int) -> Callable[[], Callable[[], object]]:
+def stream_kernels(plan: Plan, sizes: dict[str, int], threads: int = 1) -> list[Kernel | Batch]:
+    """STREAM's four kernels plus a read-only max-reduction. In-cache sizes (the plan's) run on
+    one thread, each kernel's arrays together filling the working set. At the DRAM size (each
+    array DRAM_ARRAY_MULTIPLE × the last-level cache) the five share three arrays and are
+    timed interleaved, so the roof and the triad it is checked against meet the same load;
+    once on one thread and once on `threads`, each thread streaming its own slice: one core
+    rarely saturates DRAM, and numpy's ufuncs use one thread each."""
+    out: list[Kernel | Batch] = []
+    block = triad_block(sizes)
+    for working_set in plan.stream_cache_sets:
+        for name, counted, streamed in _KERNELS:
+            n = max(1, working_set // (counted * F64.itemsize))
+            out.append(Kernel("stream", f"{name} {_mib(counted * n * F64.itemsize)}",
+                              _stream_maker((name,), n, 1, block),
+                              _stream_record(name, n, 1, sizes)))
+    n = dram_array_bytes(sizes) // F64.itemsize
+    names = tuple(name for name, _, _ in _KERNELS)
+    for t in sorted({1, threads}):
+        records = tuple(_stream_record(name, n, t, sizes) for name in names)
+        make = _stream_maker(names, n, t, block)
+        out.append(Batch("stream", f"{', '.join(names)}: {_mib(n * F64.itemsize)} arrays "
+                         f"×{t} thread{'s' * (t > 1)}", make, records))
+    return out
+
+
+def _stream_record(name: str, n: int, threads: int, sizes: dict[str, int]) -> dict:
+    counted, streamed = next((c, s) for k, c, s in _KERNELS if k == name)
+    array = n * F64.itemsize
+    return {"kernel": name, "dtype": F64.name, "elements": int(n), "threads": threads,
+            "working_set_bytes": float(counted * array), "array_bytes": float(array),
+            "level": level_of(counted * array, sizes, array),
+            "bytes": float(counted * array), "implementation_bytes": float(streamed * array)}
+
+
+def blocked_triad(a: np.ndarray, b: np.ndarray, c: np.ndarray, scalar: float,
+                  block: int) -> Callable[[], None]:
+    """STREAM's triad, a = b + s·c, as a call. numpy cannot fuse it into one pass: done whole,
+    s·c would be written to memory and read back (five arrays' traffic, not three). Done a
+    block at a time into a temporary that stays in cache, memory sees what STREAM's triad moves:
+    b and c read, a written."""
+    tmp = np.empty(min(block, len(a)))
+    views = [(a[i:i + block], b[i:i + block], c[i:i + block], tmp[:min(block, len(a) - i)])
+             for i in range(0, len(a), block)]
+
+    def triad() -> None:
+        for a_i, b_i, c_i, t in views:
+            np.multiply(c_i, scalar, out=t)
+            np.add(b_i, t, out=a_i)
+    return triad
+
+
+def _stream_maker(names: tuple[str, ...], n: int, threads: int,
+                  block: int) -> Callable[[], object]:
+    """make() for one kernel (a callable) or, given several names, for a Batch (a list)."""
     scalar = 3.0
 
-    def kernel(a, b, c):
-        def triad():
-            # numpy cannot fuse b + s·c: two passes, the first writes a, the second re-reads it
-            np.multiply(c, scalar, out=a)
-            np.add(a, b, out=a)
+    def kernel(name, a, b, c):
         # read: a max-reduction streams `a` once and stores nothing (so no write-allocate
         # traffic either): the memory system's read rate, which copy cannot show.
+        if name == "triad":
+            return blocked_triad(a, b, c, scalar, block)
         return {"read": lambda: np.maximum.reduce(a),
                 "copy": lambda: np.copyto(c, a),
                 "scale": lambda: np.multiply(c, scalar, out=b),
-                "add": lambda: np.add(a, b, out=c),
-                "triad": triad}[name]
+                "add": lambda: np.add(a, b, out=c)}[name]
 
     def make():
         a, b, c = (np.full(n, v, dtype=F64) for v in (1.0, 2.0, 0.5))  # touched: no page faults
         if threads == 1:
-            return kernel(a, b, c)
-        # numpy releases the GIL inside a ufunc on large arrays, so slices run in parallel
-        edges = np.linspace(0, n, threads + 1).astype(int)
-        parts = [kernel(a[i:j], b[i:j], c[i:j]) for i, j in zip(edges[:-1], edges[1:])]
-        pool = ThreadPoolExecutor(threads)
-        run = lambda: list(pool.map(lambda f: f(), parts))  # noqa: E731
-        weakref.finalize(run, pool.shutdown)
-        return run
+            fns = [kernel(name, a, b, c) for name in names]
+        else:
+            fns = [_threaded(threads, [kernel(name, a[i:j], b[i:j], c[i:j])
+                                       for i, j in _slices(n, threads)]) for name in names]
+        return fns[0] if len(names) == 1 else fns
     return make
+
+
+def _slices(n: int, parts: int) -> list[tuple[int, int]]:
+    edges = np.linspace(0, n, parts + 1).astype(int)
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
+
+
+def _threaded(threads: int, parts: list[Callable[[], object]]) -> Callable[[], object]:
+    # numpy releases the GIL inside a ufunc, so slices run in parallel on real cores; the
+    # Python between ufunc calls still takes turns, which is why the triad's blocks are as
+    # large as L2 allows
+    pool = ThreadPoolExecutor(threads)
+    run = lambda: list(pool.map(lambda f: f(), parts))  # noqa: E731
+    weakref.finalize(run, pool.shutdown)
+    return run
 
 
 def matmul_kernels(plan: Plan) -> list[Kernel]:

@@ -6,8 +6,13 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Callable
 
+from roofline.measure import checks
 from roofline.measure.plan import Plan
 from roofline.measure.schema import FORMAT, SCHEMA_VERSION
+
+# STREAM's four kernels set roofs; `read` is shown beside them (it stores nothing, so
+# STREAM's byte count would flatter it). The GPU path runs only these four.
+ROOF_KERNELS = ("copy", "scale", "add", "triad")
 
 
 def _finish(group: str, record: dict, timing: dict) -> dict:
@@ -21,35 +26,32 @@ def _finish(group: str, record: dict, timing: dict) -> dict:
     return out
 
 
-def ceilings(stream: list[dict], matmul: list[dict], memory_level: str,
-             ops: list[dict] = (), cache_bytes: dict[str, int] | None = None) -> dict:
-    """The measured roofs, each the best the machine did (a roof is what it can reach, so the
-    best kernel, not the mean). Per memory level: the fastest STREAM kernel, and for the
-    memory level also any GEMV op whose matrix is far past the last-level cache (BLAS streams
-    it on every core with loads only, which numpy's kernels cannot match). Per precision: the
-    fastest matrix multiply in the run, op GEMMs included. Without this, an op could sit above
-    a roof that a busy machine's dedicated run happened to under-measure."""
+def ceilings(stream: list[dict], matmul: list[dict], memory_level: str) -> dict:
+    """The measured roofs, each the best a dedicated kernel did (a roof is what the machine can
+    reach, so the best run, not the mean). Per memory level: the fastest of STREAM's four
+    kernels (cpu.ROOF_KERNELS) at that level; for the memory level itself only the runs on
+    the most threads. Per precision: the fastest dedicated matrix multiply. The lesson's ops
+    never set a roof: each is judged against the roofs, and an op that set its own would pass
+    by construction."""
     bandwidth: dict[str, dict] = {}
-    runs = [(s["level"], s["bandwidth_bytes_per_s"],
-             {"kernel": s["kernel"], "threads": s["threads"]}) for s in stream
-            if s["level"] != "between"]
-    if cache_bytes:
-        runs += [(memory_level, o["bytes"] / o["time_s"]["min"],
-                  {"kernel": "gemv", "from": f"op {o['id']} (BLAS)"}) for o in ops
-                 if o["kind"] == "gemv" and o["bytes"] >= 2 * max(cache_bytes.values())]
-    for level, rate, how in runs:
-        best = bandwidth.get(level)
-        if best is None or rate > best["bandwidth_bytes_per_s"]:
-            bandwidth[level] = {"level": level, **how, "bandwidth_bytes_per_s": rate}
+    runs = [s for s in stream if s["level"] != "between" and s["kernel"] in ROOF_KERNELS]
+    most = max((s["threads"] for s in runs if s["level"] == memory_level), default=1)
+    for s in runs:
+        if s["level"] == memory_level and s["threads"] < most:
+            continue
+        best = bandwidth.get(s["level"])
+        if best is None or s["bandwidth_bytes_per_s"] > best["bandwidth_bytes_per_s"]:
+            bandwidth[s["level"]] = {
+                "level": s["level"], "kernel": s["kernel"], "threads": s["threads"],
+                "working_set_bytes": s["working_set_bytes"], "array_bytes": s["array_bytes"],
+                "bandwidth_bytes_per_s": s["bandwidth_bytes_per_s"]}
     compute: dict[str, dict] = {}
-    flops = [(m["precision"], m["flops_per_s"], f"matmul n={m['n']}") for m in matmul]
-    flops += [(o["precision"], o["flops"] / o["time_s"]["min"], f"op {o['id']}")
-              for o in ops if o["kind"] == "gemm"]
-    for precision, flops_per_s, where in flops:
-        best = compute.get(precision)
-        if best is None or flops_per_s > best["flops_per_s"]:
-            compute[precision] = {"precision": precision, "flops_per_s": flops_per_s,
-                                  "from": where}
+    for m in matmul:
+        best = compute.get(m["precision"])
+        if best is None or m["flops_per_s"] > best["flops_per_s"]:
+            compute[m["precision"]] = {"precision": m["precision"],
+                                       "flops_per_s": m["flops_per_s"],
+                                       "from": f"matmul n={m['n']}"}
     return {"memory_level": memory_level,
             "bandwidth": sorted(bandwidth.values(), key=lambda b: b["level"]),
             "compute": list(compute.values())}
@@ -58,16 +60,19 @@ def ceilings(stream: list[dict], matmul: list[dict], memory_level: str,
 def document(*, device: str, plan: Plan, machine_desc: dict, versions: dict,
              results: dict[str, list[dict]], memory_level: str, label: str | None,
              now: Callable[[], _dt.datetime] | None, notes: list[str],
-             cache_bytes: dict[str, int] | None = None) -> dict:
+             last_level_cache_bytes: float) -> dict:
+    """The whole document; `last_level_cache_bytes` is the cache the memory roof must be
+    measured past (the CPU's last level, or a GPU's L2)."""
     stamp = (now or (lambda: _dt.datetime.now(_dt.timezone.utc)))()
-    return {
+    doc = {
         "format": FORMAT, "schema_version": SCHEMA_VERSION,
         "label": label or f"{machine_desc['description']} ({stamp:%Y-%m-%d})",
         "created_utc": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "device": device, "mode": plan.name, "machine": machine_desc, "versions": versions,
         "method": {**plan.method.as_dict(), "notes": notes},
         "stream": results["stream"], "matmul": results["matmul"],
-        "ceilings": ceilings(results["stream"], results["matmul"], memory_level,
-                             results["ops"], cache_bytes),
+        "ceilings": ceilings(results["stream"], results["matmul"], memory_level),
         "ops": results["ops"],
     }
+    doc["checks"] = checks.run(doc, last_level_cache_bytes)
+    return doc

@@ -13,6 +13,7 @@ from roofline.model import ops as costs
 from roofline.errors import RooflineError
 from roofline.model.ops import default_zoo
 from roofline.measure import machine
+from roofline.measure.checks import DRAM_ARRAY_MULTIPLE
 from roofline.measure.plan import Plan
 from roofline.measure.timing import Progress, time_call
 
@@ -66,13 +67,16 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
     dtypes = {"bf16": torch.bfloat16, "fp32": torch.float32}
     kernels: list[tuple[str, str, Callable[[], Callable], dict]] = []
 
-    for ws in (l2 // 4, 64 * l2):  # L2-resident, and far past it
-        n = ws // (3 * 4)
-        level = "L2-GPU" if ws < l2 else "HBM"
+    # L2-resident (three arrays in a quarter of it), and past it by the CPU's rule: each array
+    # DRAM_ARRAY_MULTIPLE × the L2, the GPU's last-level cache
+    for n in (l2 // 4 // (3 * 4), DRAM_ARRAY_MULTIPLE * l2 // 4):
+        level = "L2-GPU" if 3 * n * 4 < l2 else "HBM"
         for name, counted in (("copy", 2), ("scale", 2), ("add", 3), ("triad", 3)):
-            kernels.append(("stream", f"{name} {ws // MiB} MiB", _stream(torch, dev, name, n),
+            kernels.append(("stream", f"{name} {n * 4 // MiB} MiB per array",
+                            _stream(torch, dev, name, n),
                             {"kernel": name, "dtype": "float32", "elements": n, "threads": 1,
-                             "working_set_bytes": float(counted * n * 4), "level": level,
+                             "working_set_bytes": float(counted * n * 4),
+                             "array_bytes": float(n * 4), "level": level,
                              "bytes": float(counted * n * 4)}))
     # A GPU needs far bigger problems than a CPU to leave its caches and fill its cores.
     sizes = {"full": ((4096, 8192), 32768, (512, 2048, 8192), (11008, 4096)),
@@ -126,6 +130,7 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
         device="cuda", plan=plan, machine_desc=desc,
         versions=machine.versions({"torch": torch.__version__, "cuda": torch.version.cuda}),
         results=results, memory_level="HBM", label=label, now=now,
+        last_level_cache_bytes=l2,
         notes=["CUDA events around each sample, after torch.cuda.synchronize().",
                "STREAM kernels in fp32 torch ops; ops in bf16."]), where="measurement just taken")
 

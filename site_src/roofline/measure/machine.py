@@ -88,6 +88,12 @@ def versions(extra: dict[str, str | None] | None = None) -> dict:
             "roofline-lesson": ours, **(extra or {})}
 
 
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages, where the OS reports them: a busy machine
+    under-measures its roofs, so a measurement records the load at its start and end."""
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+
+
 def describe(gpu: str | None = None) -> dict:
     found, caches_from = caches()
     model = cpu_model()
@@ -102,5 +108,5 @@ def describe(gpu: str | None = None) -> dict:
         "caches": found, "caches_from": caches_from,
         "platform": platform.platform(), "python_implementation": sys.implementation.name,
         "blas": blas(), "gpu": gpu,
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "load_average": load_average(),
     }

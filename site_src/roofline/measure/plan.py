@@ -15,10 +15,10 @@ KiB, MiB = 1024, 1024 * 1024
 class Plan:
     name: str
     method: Method
-    # STREAM working sets (bytes of one kernel's arrays together); the DRAM sizes are
-    # multiples of the last-level cache, found at run time (see cpu.stream_sizes).
+    # In-cache STREAM working sets (bytes of one kernel's arrays together). The DRAM size is
+    # not a plan's choice: each array is cpu.DRAM_ARRAY_MULTIPLE × the last-level cache,
+    # found at run time, in every plan, so even `tiny` measures the same roof.
     stream_cache_sets: tuple[int, ...]
-    dram_multiples: tuple[int, ...]   # × last-level cache size
     matmul_n: tuple[int, ...]
     norm_rows: tuple[int, ...]        # rows × 4096 for RMSNorm, softmax, bias add
     gelu_n: tuple[int, ...]
@@ -31,16 +31,14 @@ PLANS = {
     "full": Plan("full", Method(warmup=2, repeats=9, min_sample_s=0.03),
                  stream_cache_sets=(12 * KiB, 48 * KiB, 192 * KiB, 768 * KiB, 3 * MiB,
                                     12 * MiB),
-                 dram_multiples=(3, 8),
                  matmul_n=(1024, 2048), norm_rows=(2048, 8192), gelu_n=(8 * MiB, 32 * MiB),
                  gemv_nk=((4096, 4096), (11008, 4096)), gemm_n=(128, 256, 512, 1024, 2048)),
     "quick": Plan("quick", Method(warmup=1, repeats=5, min_sample_s=0.01),
                   stream_cache_sets=(12 * KiB, 192 * KiB, 3 * MiB),
-                  dram_multiples=(3,),
                   matmul_n=(1024,), norm_rows=(4096,), gelu_n=(16 * MiB,),
                   gemv_nk=((11008, 4096),), gemm_n=(256, 1024)),
     "tiny": Plan("tiny", Method(warmup=1, repeats=3, min_sample_s=0.001),
-                 stream_cache_sets=(12 * KiB,), dram_multiples=(3,),
+                 stream_cache_sets=(12 * KiB,),
                  matmul_n=(128,), norm_rows=(64,), gelu_n=(64 * KiB,),
                  gemv_nk=((512, 512),), gemm_n=(64,), hidden=512),
 }

@@ -12,7 +12,7 @@ from roofline.measure import cpu, machine
 from roofline.measure.document import _finish, ceilings, document
 from roofline.measure.plan import PLANS, Plan
 from roofline.measure.schema import validate
-from roofline.measure.timing import Progress, time_call
+from roofline.measure.timing import Progress, time_call, time_interleaved
 
 
 def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None = None,
@@ -31,20 +31,35 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
     bar = Progress(len(kernels), enabled=progress)
     for k in kernels:
         bar.step(k.label)
-        fn = k.make()
-        results[k.group].append(_finish(k.group, k.record, time_call(fn, plan.method)))
-        del fn
+        if isinstance(k, cpu.Batch):
+            fns = k.make()
+            for record, timing in zip(k.records, time_interleaved(fns, plan.method)):
+                results[k.group].append(_finish(k.group, record, timing))
+            del fns
+        else:
+            fn = k.make()
+            results[k.group].append(_finish(k.group, k.record, time_call(fn, plan.method)))
+            del fn
         gc.collect()
     bar.close()
+    desc["load_average_end"] = machine.load_average()
     return validate(document(
         device="cpu", plan=plan, machine_desc=desc, versions=machine.versions(),
-        results=results, memory_level="DRAM", label=label, now=now, cache_bytes=sizes,
+        results=results, memory_level="DRAM", label=label, now=now,
+        last_level_cache_bytes=max(sizes.values()),
         notes=["Ceilings (bandwidth, FLOP/s) use each kernel's fastest sample, as STREAM "
-               "reports its best rate; op times are medians. The DRAM roof may come from a "
-               "GEMV op and the compute roofs from a GEMM op: each roof is the best rate seen.",
+               "reports its best rate; op times are medians. Roofs come from the dedicated "
+               "kernels only (STREAM's copy, scale, add and triad; matmul), never from the "
+               "ops they judge.",
+               f"DRAM: each array is {cpu.DRAM_ARRAY_MULTIPLE} × the last-level cache "
+               f"({max(sizes.values())} B), run on one thread and on all "
+               f"{desc['usable_cpus']} usable CPUs, each thread streaming its own slice "
+               "(numpy releases the GIL inside a ufunc); the DRAM roof is the all-thread "
+               "best. checks.triad_vs_roof holds it to the triad of the same run.",
+               "The triad runs in blocks the size of the L2 so numpy's two passes (s·c, then "
+               "b + that) meet in cache and memory sees STREAM's three arrays.",
                "Elementwise ops run on one thread (numpy ufuncs); matmul, GEMV and GEMM run on "
-               "every thread the BLAS uses; STREAM past the last-level cache runs on one thread "
-               "and on every usable core.",
+               "every thread the BLAS uses.",
                "bytes: the model's count (STREAM convention; roofline.model.ops cost functions). "
                "implementation_bytes: what the numpy code streams, one pass per ufunc."]),
         where="measurement just taken")

@@ -1,7 +1,8 @@
 """The measurement file format: one JSON Schema file (data/measurement-schema.json) read by a
-small checker here and by its twin in widgets/measurement/measure.mjs, so Python and the browser reject
-the same files with the same field paths. Only the keywords that file uses are understood; an
-unknown keyword is a bug in the schema, not in the measurement, and raises at once."""
+small checker here and by its twin in widgets/measurement/schema.mjs, so Python and the
+browser reject the same files with the same field paths. Only the keywords that file uses are
+understood; an unknown keyword is a bug in the schema, not in the measurement, and raises at
+once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from roofline.errors import RooflineError
 
 SCHEMA_PATH = DATA_DIR / "measurement-schema.json"
 FORMAT = "roofline-measurement"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _KEYWORDS = {"$comment", "$defs", "$ref", "type", "properties", "required",
              "additionalProperties", "items", "minItems", "minLength", "enum", "const",

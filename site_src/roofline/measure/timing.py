@@ -56,6 +56,30 @@ def time_call(fn: Callable[[], object], method: Method,
     return stats(samples, inner)
 
 
+def time_interleaved(fns: list[Callable[[], object]], method: Method,
+                     clock: Callable[[], float] = time.perf_counter) -> list[dict]:
+    """time_call for several calls whose rates are compared with each other: each repeat
+    times every call in turn, so a burst of load from elsewhere on a shared machine lands on
+    all of them rather than on whichever happened to run then."""
+    inner = []
+    for fn in fns:
+        t0 = clock()
+        fn()
+        inner.append(max(1, math.ceil(method.min_sample_s / max(clock() - t0, 1e-9))))
+    for _ in range(max(0, method.warmup - 1)):
+        for fn, k in zip(fns, inner):
+            for _ in range(k):
+                fn()
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(method.repeats):
+        for fn, k, out in zip(fns, inner, samples):
+            t0 = clock()
+            for _ in range(k):
+                fn()
+            out.append((clock() - t0) / k)
+    return [stats(s, k) for s, k in zip(samples, inner)]
+
+
 class Progress:
     """`[#####.....]  12/40  triad 64 MiB` redrawn in place on a terminal; on a pipe or a
     log file, one line per step so nothing is garbled."""

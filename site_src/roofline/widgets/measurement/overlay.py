@@ -84,7 +84,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
             **({"text_color": "#ffffff", "text_outline_color": "#ffffff",
                 "text_outline_width": 3, "tags": ["halo"]} if halo else {"text_color": COLOR})))
     # The widget's own callback resets the y range on every change; this keeps the overlay in.
-    code = jsmodule.bundle(JS)  # measure.mjs and format.mjs: one module (a blob cannot import)
+    code = jsmodule.bundle(JS)  # measure.mjs and what it imports: one module (a blob cannot import)
     guard = CustomJS(module=True, code=code, args=dict(
         mode="guard", fig=fig, roofs=roofs, points=points, labels=labels, leaders=leaders,
         scene_labels=scene_labels, scene_points=scene_points, scene_lines=scene_lines,
@@ -130,7 +130,7 @@ def measurement_block(settings: MeasurementTableSettings) -> str:
     """```roofline-measurement: a table of a measurement, built from its JSON at build time.
 
         file: measurement-build-machine.json   # package data, or a path under docs/
-        show: ops            # summary | verdict | ceilings | stream | ops | spread | machine
+        show: ops   # summary | verdict | check | ceilings | stream | ops | spread | machine
     """
     from roofline.measure import tables
 
@@ -140,6 +140,11 @@ def measurement_block(settings: MeasurementTableSettings) -> str:
     if settings.show == "verdict":
         text = html.escape(tables.verdict_text(doc))
         return f'<p class="roofline-measurement-verdict">{text}</p>'
+    if settings.show == "check":
+        passed = doc["checks"]["triad_vs_roof"]["passed"]
+        text = html.escape(tables.check_text(doc))
+        return (f'<p class="roofline-measurement-check" '
+                f'data-passed="{str(passed).lower()}">{text}</p>')
     if settings.show == "machine":
         return tables.html_table(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,

@@ -13,7 +13,7 @@ from roofline.widgets.base import Option, WidgetSettings
 
 PICKER_HEIGHT_PX = 110
 """Height the overlay's file picker and status line add under the roofline widget."""
-TABLES = ("summary", "verdict", "ceilings", "stream", "ops", "spread", "machine")
+TABLES = ("summary", "verdict", "check", "ceilings", "stream", "ops", "spread", "machine")
 
 
 def resolve(value: str | Path, docs_dir: Path | None = None) -> Path:
