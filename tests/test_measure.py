@@ -25,7 +25,7 @@ from roofline.measure import cpu, gpu, machine
 from roofline.measure.compare import op_checks, verdict
 from roofline.measure.runner import ceilings
 from roofline.measure.schema import schema
-from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_text
+from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_sentences
 from roofline.measure.timing import Method, Progress, time_call, time_interleaved
 from roofline.widgets.measurement.settings import resolve
 
@@ -427,7 +427,7 @@ def test_verdict_text_counts_ops_that_beat_their_bound():
     fast["time_s"] = {**fast["time_s"], "median": 1e-12, "min": 1e-12}
     v = verdict(doc)
     assert fast["id"] in v.beaten
-    assert verdict_text(doc).startswith(f"{v.total - len(v.beaten)} of {v.total} ops")
+    assert verdict_sentences(doc).startswith(f"{v.total - len(v.beaten)} of {v.total} ops")
 
 
 def test_verdict_text_says_why_a_gemv_can_land_under_its_bound():
@@ -436,7 +436,7 @@ def test_verdict_text_says_why_a_gemv_can_land_under_its_bound():
         op["time_s"] = {**op["time_s"], "median": 1e3, "max": 1e3}
     gemv = next(o for o in doc["ops"] if o["kind"] == "gemv")
     gemv["time_s"] = {**gemv["time_s"], "median": 1e-12, "min": 1e-12}
-    text = verdict_text(doc)
+    text = verdict_sentences(doc)
     assert f"{gemv['id']} ran faster: a GEMV only loads" in text
     # the case file's GEMV is far inside the last-level cache: the text says so, from the data
     llc = doc["checks"]["triad_vs_roof"]["last_level_cache_bytes"]

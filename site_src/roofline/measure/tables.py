@@ -165,7 +165,7 @@ def _range(span: tuple[float, float]) -> str:
     return _ratio(lo) if fmt.num(lo, 2) == fmt.num(hi, 2) else f"{fmt.num(lo, 2)}–{_ratio(hi)}"
 
 
-def verdict_text(doc: dict) -> str:
+def verdict_sentences(doc: dict) -> str:
     """The op table in sentences, every number from the measurement."""
     v = verdict(doc)
     if not v.beaten:

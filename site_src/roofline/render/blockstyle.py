@@ -119,32 +119,22 @@ input[type=checkbox] + * { top: 0; vertical-align: middle; }
 
 
 # A select is as wide as its longest option (a closed select cuts its text off): the text's
-# width in CONTROL_CSS's 13 px sans-serif, estimated on the wide side per kind of character
-# (Helvetica/Arial/Liberation Sans advance widths, in em), plus the select's padding, caret
-# and border. tests/test_widget_browser.py measures the real text in the browser against it.
-_EM = {"upper": 0.72, "digit": 0.56, "lower": 0.56, "narrow": 0.34, "other": 0.6}
-_NARROW = set(" .,:;'()/|[]-ilfjtI1")
+# width in CONTROL_CSS's 13 px sans-serif, measured by the label layout's own rule (labels.mjs
+# textWidth: per glyph, the wider of DejaVu Sans and Liberation Sans, the fonts the page's stack
+# names), plus the select's padding, caret and border. tests/test_widget_browser.py measures the
+# real text in the browser against it.
 SELECT_FONT_PX = 13
 SELECT_CHROME_PX = 12 + 24 + 2 + 6  # left padding, caret room, border, slack
 
 
-def text_width(text: str, size_px: float = SELECT_FONT_PX) -> float:
-    """An upper estimate of `text`'s width in pixels, set in a sans-serif of size_px."""
-    def em(c: str) -> float:
-        if c in _NARROW:
-            return _EM["narrow"]
-        if c.isupper():
-            return _EM["upper"]
-        if c.isdigit():
-            return _EM["digit"]
-        return _EM["lower"] if c.islower() else _EM["other"]
-    return size_px * sum(em(c) for c in text)
-
-
 def select_width(labels, *, minimum: int = 0) -> int:
     """The width (px) of a select whose longest option is shown whole, at least `minimum`."""
-    return max(minimum, round(max((text_width(t) for t in labels), default=0)
-                              + SELECT_CHROME_PX))
+    from pathlib import Path
+
+    from roofline.render.jsengine import call
+    labels_js = Path(__file__).parent / "js" / "labels.mjs"
+    widest = max((call(labels_js, "textWidth", t, SELECT_FONT_PX) for t in labels), default=0)
+    return max(minimum, round(widest + SELECT_CHROME_PX))
 
 
 STATIC_STYLE = f"<style>{STATIC_CSS}</style>"

@@ -138,7 +138,7 @@ def measurement_block(settings: MeasurementTableSettings) -> str:
     if settings.show == "summary":
         return f'<p class="roofline-measurement-summary">{html.escape(summary_text(doc))}</p>'
     if settings.show == "verdict":
-        text = html.escape(tables.verdict_text(doc))
+        text = html.escape(tables.verdict_sentences(doc))
         return f'<p class="roofline-measurement-verdict">{text}</p>'
     if settings.show == "check":
         passed = doc["checks"]["triad_vs_roof"]["passed"]

@@ -31,41 +31,41 @@ function typeOk(value, kind) {
   }
 }
 
-function short(value) {
+function shortValue(value) {
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length <= 40 ? text : text.slice(0, 37) + "...";
 }
 
-function join(path, key) { return path ? `${path}.${key}` : key; }
+function fieldPath(path, key) { return path ? `${path}.${key}` : key; }
 
 function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
 
-export function check(value, rule, path, root) {
+export function checkRule(value, rule, path, root) {
   for (const k of Object.keys(rule)) {
     if (!KEYWORDS.has(k)) throw new Error(`schema uses unsupported keyword ${k}`);
   }
   if (rule.$ref !== undefined) {
-    check(value, root.$defs[rule.$ref.replace("#/$defs/", "")], path, root);
+    checkRule(value, root.$defs[rule.$ref.replace("#/$defs/", "")], path, root);
     return;
   }
   if ("const" in rule && !same(value, rule.const)) {
-    throw new Mismatch(`must be ${short(rule.const)}, got ${short(value)}`, path);
+    throw new Mismatch(`must be ${shortValue(rule.const)}, got ${shortValue(value)}`, path);
   }
   if (rule.enum !== undefined && !rule.enum.some((e) => same(e, value))) {
-    throw new Mismatch(`must be one of ${rule.enum.join(", ")}; got ${short(value)}`, path);
+    throw new Mismatch(`must be one of ${rule.enum.join(", ")}; got ${shortValue(value)}`, path);
   }
   if (rule.type !== undefined) {
     const kinds = Array.isArray(rule.type) ? rule.type : [rule.type];
     if (!kinds.some((k) => typeOk(value, k))) {
-      throw new Mismatch(`expected ${kinds.join(" or ")}, got ${short(value)}`, path);
+      throw new Mismatch(`expected ${kinds.join(" or ")}, got ${shortValue(value)}`, path);
     }
   }
   if (typeOk(value, "number")) {
     if (rule.minimum !== undefined && value < rule.minimum) {
-      throw new Mismatch(`must be ≥ ${rule.minimum}, got ${short(value)}`, path);
+      throw new Mismatch(`must be ≥ ${rule.minimum}, got ${shortValue(value)}`, path);
     }
     if (rule.exclusiveMinimum !== undefined && !(value > rule.exclusiveMinimum)) {
-      throw new Mismatch(`must be > ${rule.exclusiveMinimum}, got ${short(value)}`, path);
+      throw new Mismatch(`must be > ${rule.exclusiveMinimum}, got ${shortValue(value)}`, path);
     }
   }
   if (typeof value === "string" && value.length < (rule.minLength || 0)) {
@@ -76,21 +76,21 @@ export function check(value, rule, path, root) {
       throw new Mismatch(`needs at least ${rule.minItems} item(s), got ${value.length}`, path);
     }
     if (rule.items !== undefined) {
-      value.forEach((item, i) => check(item, rule.items, `${path}[${i}]`, root));
+      value.forEach((item, i) => checkRule(item, rule.items, `${path}[${i}]`, root));
     }
   }
   if (isObject(value)) {
     for (const key of rule.required || []) {
-      if (!(key in value)) throw new Mismatch("missing", join(path, key));
+      if (!(key in value)) throw new Mismatch("missing", fieldPath(path, key));
     }
     const props = rule.properties || {};
     const extra = rule.additionalProperties === undefined ? true : rule.additionalProperties;
     for (const [key, item] of Object.entries(value)) {
-      const at = join(path, key);
-      if (Object.prototype.hasOwnProperty.call(props, key)) check(item, props[key], at, root);
+      const at = fieldPath(path, key);
+      if (Object.prototype.hasOwnProperty.call(props, key)) checkRule(item, props[key], at, root);
       else if (extra === false) {
         throw new Mismatch(`unknown field (known: ${Object.keys(props).join(", ")})`, at);
-      } else if (isObject(extra)) check(item, extra, at, root);
+      } else if (isObject(extra)) checkRule(item, extra, at, root);
     }
   }
 }
@@ -127,10 +127,10 @@ export function validate(doc, schema, where = "measurement") {
     if (isObject(doc) && doc.format === FORMAT && "schema_version" in doc
         && doc.schema_version !== SCHEMA_VERSION) {
       throw new Mismatch(`this site reads version ${SCHEMA_VERSION}, the file is version `
-                         + `${short(doc.schema_version)}: re-run \`roofline measure\``,
+                         + `${shortValue(doc.schema_version)}: re-run \`roofline measure\``,
                          "schema_version");
     }
-    check(doc, schema, "", schema);
+    checkRule(doc, schema, "", schema);
     consistency(doc);
   } catch (e) {
     if (!(e instanceof Mismatch)) throw e;

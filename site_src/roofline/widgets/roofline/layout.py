@@ -91,8 +91,10 @@ def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
         measurement = settings.measurement
     if measurement is not None:
         from roofline.widgets.measurement.settings import load_measurement
-        from roofline.widgets.roofline.static import overlay_extent
-        data["y_extra"] = overlay_extent(data, load_measurement(measurement))
+        from roofline.render.jsengine import call
+        from roofline.widgets.roofline import static
+        # the TFLOP/s range the overlay needs (static.mjs overlayExtent)
+        data["y_extra"] = call(static.JS, "overlayExtent", data, load_measurement(measurement))
     return data
 
 

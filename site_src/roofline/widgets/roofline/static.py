@@ -29,11 +29,6 @@ def render(payload: dict, *, height_px: int, measurement: dict | None = None) ->
     return call(JS, "staticFigure", payload, height_px, measurement)["svg"]
 
 
-def overlay_extent(payload: dict, measurement: dict) -> list[float]:
-    """The TFLOP/s range a measurement's overlay needs (the payload's y_extra)."""
-    return call(JS, "overlayExtent", payload, measurement)
-
-
 def key_html(payload: dict) -> str:
     """The plot's key, under it on screen and on paper: the numbered points (op n is n in every
     drawing and in the live plot: where a name does not fit beside its point, the scene writes
