@@ -70,7 +70,7 @@ def bench_build(runs: int) -> dict:
         tmp = Path(tmp)
         bare = bare_config(tmp / "bare")
         ours = [build_site(ROOT / "mkdocs.yml", tmp / f"ours{i}", ROOT) for i in range(runs)]
-        plain = [build_site(bare, tmp / f"bare{i}", tmp / "bare") for i in range(runs)]
+        plain = [build_site(bare, tmp / f"bare{i}", ROOT) for i in range(runs)]
     return {"ours_s": median(ours), "bare_s": median(plain),
             "ratio": median(ours) / median(plain), "runs": runs}
 
@@ -102,7 +102,8 @@ def bench_build_rounds(rounds: int) -> dict:
             cold_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / f"cold-cache{i}")}
             runs["cold"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"c{i}", ROOT, cold_env))
             runs["warm"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"w{i}", ROOT, warm_env))
-            runs["bare"].append(_timed_build(bare, tmp / f"b{i}", tmp / "bare", ENV))
+            # From the repository, like ours: snippets' paths are relative to the cwd.
+            runs["bare"].append(_timed_build(bare, tmp / f"b{i}", ROOT, ENV))
             for name in ("c", "w", "b"):
                 shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
     out = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
