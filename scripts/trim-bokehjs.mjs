@@ -119,6 +119,66 @@ function emitTable(text, table, keep, isPlugin) {
   return `${head}${body}\n${close}, ${JSON.stringify(table.entry)}, ${JSON.stringify(aliases)}, {});});\n`;
 }
 
+// Module id -> source path, from the unminified bundles' `/* path */` comments.
+function paths(coreText, widgetsText) {
+  const out = new Map();
+  let id = 0;
+  for (const m of coreText.matchAll(/^\/\* (\S+) \*\/ function _\(/gm)) out.set(id++, m[1]);
+  for (const m of widgetsText.matchAll(/^(\d+): \/\* (\S+) \*\/ function _\(/gm)) out.set(Number(m[1]), m[2]);
+  return out;
+}
+
+// Five kept modules serve only features no page of ours uses; each becomes a stub that says
+// so if it is ever reached (tests/test_bokehjs_bundle.py checks the widgets' documents use
+// none of them):
+// - core/util/projections (and proj4 behind it): web-mercator maps (GMapPlot, tiles), whose
+//   models are not registered here;
+// - fflate (gzip): arrays sent as compressed binary buffers; our documents send none;
+// - embed/server (and the client and protocol code only it needs): a Bokeh server session;
+//   our pages embed standalone documents;
+// - core/util/svg (canvas2svg): output_backend="svg"; our plots draw on canvas;
+// - styles/icons.css: every tool's icon; kept are the rules for icons a kept module names.
+const STUB_ERROR = (what) => `throw new Error("roofline's trimmed BokehJS has no ${what} ` +
+  `(roofline/vendor/bokehjs/README.md)")`;
+const STUBS = {
+  "fflate/esm/browser.js": "function _(r,m,e,esm){esm();const no=()=>{" +
+    STUB_ERROR("gzip: a plot sent compressed arrays") + "};e.gzipSync=no;e.gunzipSync=no}",
+  "embed/server.js": "function _(r,m,e,esm){esm();const no=()=>{" +
+    STUB_ERROR("Bokeh server: a page embedded a server session") + "};" +
+    "e._get_ws_url=no;e.add_document_from_session=no}",
+  "core/util/projections.js": "function _(r,m,e,esm){esm();const no=()=>{" +
+    STUB_ERROR("map projections: a plot asked for use_map") + "};" +
+    "e.clip_mercator=e.in_bounds=e.project_xy=e.project_xsys=no;" +
+    "e.wgs84_mercator={compute:no,invert:no};e.inplace={project_xy:no,project_xsys:no}}",
+  "core/util/svg.js": "function _(r,m,e,esm){esm();e.SVGRenderingContext2D=class{constructor(){" +
+    STUB_ERROR("SVG output: a plot asked for the svg output_backend") + "}}}",
+};
+
+// Before the walk, so what only a stub's original required is dropped too.
+function stub(core, widgets, where) {
+  const byPath = new Map([...where].map(([id, p]) => [p, id]));
+  for (const [path, code] of Object.entries(STUBS)) {
+    const id = byPath.get(path);
+    if (id === undefined) throw new Error(`no module ${path}`);
+    (core.modules[id] ? core : widgets).modules[id] = code;
+  }
+}
+
+function leanIcons(core, widgets, keep, where) {
+  const byPath = new Map([...where].map(([id, p]) => [p, id]));
+  const table = (id) => (core.modules[id] ? core : widgets).modules;
+  const icons = byPath.get("styles/icons.css.js");
+  if (!keep.has(icons)) return;
+  const others = [...keep].filter((id) => id !== icons).map((id) => table(id)[id].toString()).join("\n");
+  const named = new Set([...others.matchAll(/tool_icon_(\w+)/g)].map((m) => m[1].replaceAll("_", "-")));
+  for (const m of others.matchAll(/bk-tool-icon-([a-z-]+)/g)) named.add(m[1]);
+  const src = table(icons)[icons].toString();
+  let css = src.replace(/\.bk-tool-icon-([a-z-]+)\{[^}]*\}/g, (rule, name) => named.has(name) ? rule : "");
+  const vars = new Set([...(css + others).matchAll(/var\(--bokeh-icon-([a-z-]+)\)/g)].map((m) => m[1]));
+  css = css.replace(/--bokeh-icon-([a-z-]+):url\("[^"]*"\);?/g, (decl, name) => vars.has(name) ? decl : "");
+  table(icons)[icons] = css;
+}
+
 function main() {
   const dir = bokehDir();
   const read = (name) => readFileSync(join(dir, name), "utf8");
@@ -154,6 +214,8 @@ function main() {
   core.modules[CORE_MAIN] = registration(coreNames, where, "");
   widgets.modules[WIDGETS_MAIN] = registration(widgetNames, where, "e.Widgets=M;");
 
+  const sources = paths(texts["bokeh.js"], texts["bokeh-widgets.js"]);
+  stub(core, widgets, sources);
   // The modules the two entries reach, across both tables (a plugin requires core's ids).
   const all = new Map();
   for (const t of [core, widgets]) {
@@ -170,6 +232,7 @@ function main() {
     keep.add(id);
     todo.push(...requires(all.get(id)));
   }
+  leanIcons(core, widgets, keep, sources);
   const inTable = (t) => new Set([...keep].filter((id) => t.modules[id]));
   const out = emitTable(texts["bokeh.min.js"], core, inTable(core), false) +
     emitTable(texts["bokeh-widgets.min.js"], widgets, inTable(widgets), true);

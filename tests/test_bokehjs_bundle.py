@@ -46,6 +46,23 @@ def test_a_model_missing_from_the_bundle_is_reported(bundle_text):
     assert bokehjs.missing_models(["Slider", "Figure"], cut) == ["Slider"]
 
 
+def test_no_widget_needs_a_stubbed_module():
+    found = {where: bokehjs.stubbed_features(item)
+             for where, item in bokeh_models.widget_items()}
+    assert not {w: f for w, f in found.items() if f}
+
+
+def test_a_document_needing_a_stubbed_module_is_reported(bundle_text):
+    # Seeded defects: a numpy array sent as compressed bytes; a plot drawn as SVG.
+    item = {"doc": {"roots": [{"type": "object", "name": "Figure", "id": "p1", "attributes": {
+        "output_backend": "svg", "x": {"type": "ndarray", "array": {"type": "bytes",
+                                                                     "data": "H4sI"}}}}]}}
+    assert bokehjs.stubbed_features(item) == ["compressed arrays (gzip)", "output_backend svg"]
+    # ... and the stubs are in the bundle, so such a plot would fail loudly, not quietly.
+    for stub in ("no gzip", "no SVG output", "no map projections", "no Bokeh server"):
+        assert stub in bundle_text, stub
+
+
 def test_models_json_is_what_the_widgets_use(used):
     listed = json.loads((bokehjs.VENDOR / "models.json").read_text(encoding="utf-8"))
     assert listed == sorted(used), "run: python -m lesson_site.bokeh_models"

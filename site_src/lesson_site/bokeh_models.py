@@ -44,12 +44,11 @@ def items(html: str) -> list[dict]:
     return [json.loads(t.replace("<\\/", "</")) for t in _ITEM.findall(html)]
 
 
-def used_models(docs: Path = DOCS) -> dict[str, set[str]]:
-    """Model name -> where it is used ("docs/x.md:12" or "default <kind>")."""
+def widget_items(docs: Path = DOCS) -> Iterator[tuple[str, dict]]:
+    """(where, json_item) of every live block: "docs/x.md:12" or "default <kind>"."""
     from roofline.hosts import door
     cases = [(f"default {kind}", kind, {}) for kind in door.KINDS]
     cases += [c for c in fences(docs) if c[1] in door.KINDS]
-    used: dict[str, set[str]] = {}
     for where, kind, options in cases:
         try:
             html = door.render_widget(kind, options, where=where)
@@ -58,8 +57,15 @@ def used_models(docs: Path = DOCS) -> dict[str, set[str]]:
                 continue
             raise RuntimeError(f"{where}: {exc}") from exc
         for item in items(html):
-            for name in bokehjs.item_models(item):
-                used.setdefault(name, set()).add(where)
+            yield where, item
+
+
+def used_models(docs: Path = DOCS) -> dict[str, set[str]]:
+    """Model name -> where it is used."""
+    used: dict[str, set[str]] = {}
+    for where, item in widget_items(docs):
+        for name in bokehjs.item_models(item):
+            used.setdefault(name, set()).add(where)
     return used
 
 

@@ -59,7 +59,9 @@ def bokeh_assets(*, full: bool = False) -> tuple[Asset, ...]:
 
 def loader_source(*, full: bool = False) -> str:
     """The loader with the bundle names filled in (it loads them from its own folder)."""
-    template = (JS_DIR / "loader.js").read_text(encoding="utf-8")
+    from roofline.render.jsstrip import strip_comments
+    # Shipped without its comments (a third of it), like the callbacks (render/jsstrip.py).
+    template = strip_comments((JS_DIR / "loader.js").read_text(encoding="utf-8"))
     names = [a.name for a in bokeh_assets(full=full)]
     return (template.replace("__BOKEH_FILES__", json.dumps(names))
             .replace("__BOKEH_VERSION__", bokeh_version()))
