@@ -93,9 +93,11 @@ function requires(fn) {
 // A model's name as serialized: "Slider", or "bokeh.models.dom.Div" outside bokeh.models.
 const exported = (name) => name.slice(name.lastIndexOf(".") + 1);
 
-function registration(names, where, extra) {
+// A models/main module registering only `names` (force: DocumentConfig is registered by
+// document/index as well). `base`: the id of core's base module, which owns the registry.
+function registration(names, where, base, extra) {
   const body = names.map((n) => `${JSON.stringify(n)}:r(${where(n)}).${exported(n)}`).join(",");
-  return `function _(r,m,e,esm,exp){esm();const M={${body}};${extra}r(7).register_models(M,true)}`;
+  return `function _(r,m,e,esm,exp){esm();const M={${body}};${extra}r(${base}).register_models(M,true)}`;
 }
 
 function emitTable(text, table, keep, isPlugin) {
@@ -120,10 +122,12 @@ function emitTable(text, table, keep, isPlugin) {
 }
 
 // Module id -> source path, from the unminified bundles' `/* path */` comments.
-function paths(coreText, widgetsText) {
+function paths(coreText, widgetsText, coreCount) {
   const out = new Map();
   let id = 0;
   for (const m of coreText.matchAll(/^\/\* (\S+) \*\/ function _\(/gm)) out.set(id++, m[1]);
+  // Core's modules are an array: the n-th commented module is id n, if none was missed.
+  if (out.get(0) !== "main.js" || id !== coreCount) throw new Error("unexpected bokeh.js shape");
   for (const m of widgetsText.matchAll(/^(\d+): \/\* (\S+) \*\/ function _\(/gm)) out.set(Number(m[1]), m[2]);
   return out;
 }
@@ -211,10 +215,10 @@ function main() {
   if (unknown.length) throw new Error(`not a BokehJS core or widgets model: ${unknown.join(", ")}`);
   const widgetNames = models.filter((n) => tableOf(n) === "widgets");
   const coreNames = models.filter((n) => tableOf(n) !== "widgets");
-  core.modules[CORE_MAIN] = registration(coreNames, where, "");
-  widgets.modules[WIDGETS_MAIN] = registration(widgetNames, where, "e.Widgets=M;");
+  core.modules[CORE_MAIN] = registration(coreNames, where, core.aliases.base, "");
+  widgets.modules[WIDGETS_MAIN] = registration(widgetNames, where, core.aliases.base, "e.Widgets=M;");
 
-  const sources = paths(texts["bokeh.js"], texts["bokeh-widgets.js"]);
+  const sources = paths(texts["bokeh.js"], texts["bokeh-widgets.js"], coreFull.modules.length);
   stub(core, widgets, sources);
   // The modules the two entries reach, across both tables (a plugin requires core's ids).
   const all = new Map();
