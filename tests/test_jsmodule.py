@@ -14,6 +14,7 @@ import pytest
 
 from roofline.widgets.budget import layout as budget
 from roofline.render import jsmodule
+from roofline.render.jsstrip import strip_comments
 from roofline.widgets.measurement import overlay as measured
 from roofline.widgets.roofline import layout as widget
 
@@ -43,7 +44,8 @@ def test_every_callback_gets_one_copy_of_format_mjs_first():
     fmt = FORMAT.read_text(encoding="utf-8")
     for name, entry in CALLBACKS.items():
         code = jsmodule.bundle(entry)
-        assert code.startswith(fmt.split("\n", 1)[0]), name
+        first = strip_comments(fmt).lstrip().split("\n", 1)[0]  # shipped without comments
+        assert code.lstrip().startswith(first), name
         assert code.count("export function num(") == 1, name
         assert not [ln for ln in code.splitlines() if ln.startswith("import ")], name
     assert widget.callback_code() == jsmodule.bundle(widget.JS)
@@ -100,3 +102,53 @@ def test_seeded_an_import_bundle_cannot_join_is_an_error_naming_file_and_line(tm
                       "cb.mjs": f"// a comment\n{line}\nexport default function () {{}}\n"})
     with pytest.raises(ValueError, match=re.escape(f"cb.mjs:2: {message}")):
         jsmodule.bundle(tmp_path / "cb.mjs")
+
+
+# ---------------------------------------------------------------- comments out (jsstrip)
+
+SHIPPED_JS = sorted([*(ROOT_SRC := Path(jsmodule.__file__).resolve().parents[2]).glob("**/*.mjs"),
+                     ROOT_SRC / "roofline" / "render" / "js" / "loader.js"])
+ESPRIMA = ROOT_SRC.parent / "node_modules" / "esprima"
+
+
+def _tokens(texts: list[str]) -> list:
+    """Each text's tokens (esprima's tokenizer, comments left out), in one node process."""
+    if not ESPRIMA.is_dir():
+        pytest.skip("esprima is not installed (npm install brings it with lighthouse)")
+    script = ("const e = require(%s); const texts = JSON.parse(require('fs').readFileSync(0));"
+              "console.log(JSON.stringify(texts.map(t => e.tokenize(t).map(k => [k.type, k.value]))))"
+              ) % json.dumps(str(ESPRIMA))
+    run = subprocess.run(["node", "-e", script], input=json.dumps(texts), capture_output=True,
+                         text=True, timeout=60, check=True)
+    return json.loads(run.stdout)
+
+
+def test_stripping_comments_keeps_every_token_of_every_shipped_file():
+    texts = [p.read_text(encoding="utf-8") for p in SHIPPED_JS]
+    assert len(texts) > 10
+    before, after = _tokens(texts), _tokens([strip_comments(t) for t in texts])
+    changed = [p.name for p, b, a in zip(SHIPPED_JS, before, after) if b != a]
+    assert not changed
+    assert sum(map(len, map(strip_comments, texts))) < 0.8 * sum(map(len, texts))
+
+
+def test_seeded_a_naive_comment_stripper_is_caught_by_the_token_check():
+    # Cutting every line at "//" (what a regex would do) breaks strings, templates and regexes.
+    text = 'const u = "http://x"; const t = `a // b`; const r = /\\/\\//; // c\n'
+    naive = "\n".join(line.split("//")[0] for line in text.splitlines())
+    before, good = _tokens([text, strip_comments(text)])
+    assert good == before
+    with pytest.raises(subprocess.CalledProcessError):  # the naive cut does not even tokenize
+        _tokens([naive])
+
+
+def test_tricky_comment_cases():
+    from roofline.render.jsstrip import StripError
+    assert strip_comments('a = "//"; // c\n// whole line\nb = 1;\n') == 'a = "//";\nb = 1;\n'
+    assert strip_comments("x = `${ `in ${1} // kept` } // kept`; /* c */\n") == \
+        "x = `${ `in ${1} // kept` } // kept`;\n"
+    assert strip_comments("r = /[/]\\//g; d = a / b / c; // c\n") == "r = /[/]\\//g; d = a / b / c;\n"
+    # A comment spanning lines still ends the line (automatic semicolon insertion needs it).
+    assert strip_comments("a = b /* x\n y */ c\n") == "a = b\n c\n"
+    with pytest.raises(StripError):
+        strip_comments("s = `open ${ x\n")

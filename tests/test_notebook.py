@@ -60,7 +60,7 @@ def _html(nb) -> list[str]:
 
 
 def carries_bokeh(out: str) -> bool:
-    return all(f'data-roofline="{a.name}"' in out for a in assets.bokeh_assets())
+    return all(f'data-roofline="{a.name}"' in out for a in assets.bokeh_assets(full=True))
 
 
 def test_example_notebook_is_stored_without_outputs():

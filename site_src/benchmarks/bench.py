@@ -224,7 +224,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lighthouse-bare", type=int, default=0, metavar="N",
                     help="only the ceiling: N Lighthouse (mobile) runs each on a bare Material "
                          "page of the lesson's text and tables and on our lesson, interleaved")
+    ap.add_argument("--build-rounds", type=int, default=0, metavar="N",
+                    help="only the build ratios: N interleaved rounds of cold, warm and bare "
+                         "Material builds (JSON on stdout)")
     args = ap.parse_args(argv)
+    if args.build_rounds:
+        from benchmarks.sitebuild import bench_build_rounds
+
+        before = load_average()
+        r = bench_build_rounds(args.build_rounds)
+        r["load"] = f"{before} → {load_average()}"
+        print(json.dumps(r, indent=1))
+        return 0
     if args.lighthouse_bare:
         from benchmarks.bare import lighthouse_bare, print_bare
 

@@ -70,9 +70,49 @@ def bench_build(runs: int) -> dict:
         tmp = Path(tmp)
         bare = bare_config(tmp / "bare")
         ours = [build_site(ROOT / "mkdocs.yml", tmp / f"ours{i}", ROOT) for i in range(runs)]
-        plain = [build_site(bare, tmp / f"bare{i}", tmp / "bare") for i in range(runs)]
+        plain = [build_site(bare, tmp / f"bare{i}", ROOT) for i in range(runs)]
     return {"ours_s": median(ours), "bare_s": median(plain),
             "ratio": median(ours) / median(plain), "runs": runs}
+
+
+def _timed_build(config: Path, dest: Path, cwd: Path, env: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `mkdocs build`, CPU being the child's user + system time."""
+    before = os.times()
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config),
+                           "-d", str(dest)], cwd=cwd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if proc.returncode:
+        raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
+    after = os.times()
+    return wall, (after.children_user - before.children_user
+                  + after.children_system - before.children_system)
+
+
+def bench_build_rounds(rounds: int) -> dict:
+    """Cold (an empty ROOFLINE_CACHE_DIR), warm (a cache filled before the rounds) and bare
+    Material builds, interleaved round by round so each meets the same machine load."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        bare = bare_config(tmp / "bare")
+        warm_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / "warm-cache")}
+        _timed_build(ROOT / "mkdocs.yml", tmp / "fill", ROOT, warm_env)
+        runs: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": [], "bare": []}
+        for i in range(rounds):
+            cold_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / f"cold-cache{i}")}
+            runs["cold"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"c{i}", ROOT, cold_env))
+            runs["warm"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"w{i}", ROOT, warm_env))
+            # From the repository, like ours: snippets' paths are relative to the cwd.
+            runs["bare"].append(_timed_build(bare, tmp / f"b{i}", ROOT, ENV))
+            for name in ("c", "w", "b"):
+                shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
+    out = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
+               "wall_median": median([w for w, _ in v]), "cpu_median": median([c for _, c in v])}
+           for k, v in runs.items()}
+    for k in ("cold", "warm"):
+        out[k]["ratio_wall"] = out[k]["wall_median"] / out["bare"]["wall_median"]
+        out[k]["ratio_cpu"] = out[k]["cpu_median"] / out["bare"]["cpu_median"]
+    return out
 
 
 def free_port() -> int:
@@ -198,7 +238,15 @@ def build_rev(rev: str, work: Path, dest: Path) -> None:
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
     env = {**ENV, "PYTHONPATH": str(src / "site_src")}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(dest)],
+    # The installed package's entry point names today's plugin module; the commit's own
+    # pyproject may name another (59ef382: roofline.mkdocs_plugin), so use the commit's.
+    found = re.search(r'"mkdocs\.plugins"\]\s*roofline\s*=\s*"([^"]+)"',
+                      (src / "pyproject.toml").read_text())
+    shim = ("import sys, mkdocs.plugins as P; from importlib.metadata import EntryPoint as E; "
+            "g = P.get_plugins; P.get_plugins = lambda: {**g(), 'roofline': "
+            f"E('roofline', {found.group(1)!r}, 'mkdocs.plugins')}}; "
+            "from mkdocs.__main__ import cli; sys.argv[0] = 'mkdocs'; cli()")
+    proc = subprocess.run([sys.executable, "-c", shim, "build", "-q", "-d", str(dest)],
                           cwd=src, env=env, capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"baseline build failed: {proc.stderr[-2000:]}")

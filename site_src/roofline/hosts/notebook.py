@@ -144,10 +144,12 @@ def notebook_output(block_html: str, session: Session | None = None) -> str:
     block = block.replace('<div class="roofline-block"',
                           '<div class="roofline-block" data-roofline-state="waiting"', 1)
     pieces: list[tuple[str, str]] = []
-    bundles = assets.bokeh_assets()
+    # The full bundles: a notebook's window.Bokeh also serves bokeh.io.show() plots, whose
+    # models the trimmed bundle (the site's) lacks.
+    bundles = assets.bokeh_assets(full=True)
     if session.carry("bokeh"):
         pieces += [(a.name, a.read_text()) for a in bundles]
-        pieces.append(("loader", assets.loader_source()))
+        pieces.append(("loader", assets.loader_source(full=True)))
     pieces += [(f"code-{h}", token) for h, token in shared.items() if session.carry(f"code-{h}")]
     scripts = "".join(f'<script type="{_INERT}" data-roofline="{name}">{_script_safe(text)}'
                       "</script>\n" for name, text in pieces)

@@ -1,5 +1,9 @@
-"""The browser files a roofline block needs: the BokehJS bundles (vendored from the installed
-bokeh package, renamed with its version so caches never serve a stale copy) and our loader.
+"""The browser files a roofline block needs: BokehJS and our loader.
+
+BokehJS is the trimmed bundle vendored in roofline/vendor/bokehjs (bokeh's core and widgets
+modules with only our widgets' models; see roofline.render.bokehjs), one file named with the
+bokeh version and its hash so caches never serve a stale copy. `full=True` gives the installed
+bokeh's own bundles instead, for a host where other Bokeh plots share window.Bokeh (a notebook).
 
 Every embedding path — the MkDocs plugin, `roofline export`, `roofline plot` — gets its files
 here, so a page never asks a CDN for anything.
@@ -17,7 +21,7 @@ from pathlib import Path
 JS_DIR = Path(__file__).parent / "js"
 ASSET_DIR = "assets/roofline"
 """Where the plugin puts the files inside a built site (relative to the site root)."""
-# Slider, Select, Checkbox and Div need only these two bundles; tables/gl/mathjax stay out.
+# The full bundles a notebook gets; tables/gl/mathjax stay out (our widgets use none).
 _COMPONENTS = ("bokeh", "bokeh-widgets")
 
 
@@ -36,8 +40,13 @@ def bokeh_version() -> str:
     return metadata.version("bokeh")
 
 
-@lru_cache(maxsize=1)
-def bokeh_assets() -> tuple[Asset, ...]:
+@lru_cache(maxsize=2)
+def bokeh_assets(*, full: bool = False) -> tuple[Asset, ...]:
+    if not full:
+        from roofline.render import bokehjs
+        bokehjs.check_version(bokeh_version())
+        path = bokehjs.bundle_path()
+        return (Asset(path.name, path),)
     # Where bokeh.resources finds its bundles (bokeh/server/static/js), found without importing
     # bokeh.
     spec = util.find_spec("bokeh")
@@ -48,10 +57,12 @@ def bokeh_assets() -> tuple[Asset, ...]:
                  for c in _COMPONENTS)
 
 
-def loader_source() -> str:
+def loader_source(*, full: bool = False) -> str:
     """The loader with the bundle names filled in (it loads them from its own folder)."""
-    template = (JS_DIR / "loader.js").read_text(encoding="utf-8")
-    names = [a.name for a in bokeh_assets()]
+    from roofline.render.jsstrip import strip_comments
+    # Shipped without its comments (a third of it), like the callbacks (render/jsstrip.py).
+    template = strip_comments((JS_DIR / "loader.js").read_text(encoding="utf-8"))
+    names = [a.name for a in bokeh_assets(full=full)]
     return (template.replace("__BOKEH_FILES__", json.dumps(names))
             .replace("__BOKEH_VERSION__", bokeh_version()))
 

@@ -1,11 +1,13 @@
 """Our ES modules as one inline script: a page (or a BokehJS blob module) cannot import a
 sibling file from file://, so the files are joined in order and their `import` lines dropped.
-Node's tests import the very same files, imports and all."""
+Node's tests import the very same files, imports and all; what ships has no comments."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+from roofline.render.jsstrip import strip_comments
 
 _IMPORT = re.compile(r'^import\s+\{[^}]*\}\s+from\s+"(\.{1,2}/[\w./-]+\.mjs)";\s*$')
 
@@ -28,8 +30,9 @@ def join(*paths: Path) -> str:
                 raise ValueError(f"{p.name} and {seen[name]} both declare {name!r} at the top "
                                  "level; joined into one module, they would clash")
             seen[name] = p.name
-        texts.append("\n".join(line for line in text.splitlines()
-                               if not line.startswith("import ")))
+        # Comments out of what pages ship (the files keep theirs; see jsstrip).
+        texts.append(strip_comments("\n".join(line for line in text.splitlines()
+                                               if not line.startswith("import "))))
     return "\n".join(texts)
 
 

@@ -100,13 +100,16 @@ def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
 
 def _add_measurement(layout, measurement) -> None:
     from roofline.widgets.measurement import overlay as measured
-    measured.add_overlay(layout.select_one({"name": "roofline-figure"}), measurement)
-    # The scene's labels keep off the measured roofs: the widget's callback reads them, and
-    # lays its labels out again when a picked file changes them.
-    roofs = layout.select_one({"name": "measured-roofs"})
-    callback = next(cb for cb in layout.select({"type": CustomJS}) if "payload" in cb.args)
-    callback.args["measured_roofs"] = roofs
-    roofs.js_on_change("data", callback)
+    # The layout is in its Document already: without freeze(), Bokeh walks the whole model
+    # graph again after each model added (most of this widget's cold render).
+    with layout.document.models.freeze():
+        measured.add_overlay(layout.select_one({"name": "roofline-figure"}), measurement)
+        # The scene's labels keep off the measured roofs: the widget's callback reads them,
+        # and lays its labels out again when a picked file changes them.
+        roofs = layout.select_one({"name": "measured-roofs"})
+        callback = next(cb for cb in layout.select({"type": CustomJS}) if "payload" in cb.args)
+        callback.args["measured_roofs"] = roofs
+        roofs.js_on_change("data", callback)
 
 
 def _build(opts: RooflineSettings, data: dict):
