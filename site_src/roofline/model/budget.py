@@ -302,10 +302,13 @@ class Budget:
 
 def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Accelerator,
            precision: str, b: float, fusions=frozenset(),
-           assumptions: Assumptions | None = None, sharding: Sharding = Sharding()) -> Budget:
+           assumptions: Assumptions | None = None, sharding: Sharding = Sharding(),
+           kernels_of=step_kernels) -> Budget:
     """The time budget of one step; `b` is the precision's bytes per element. No
     `assumptions`: the defaults, read now (an edit to data/overhead.toml is seen). Under ZeRO
-    stage ≥ 1 each data-parallel GPU runs AdamW over its shard of the parameters only."""
+    stage ≥ 1 each data-parallel GPU runs AdamW over its shard of the parameters only.
+    `kernels_of`: step_kernels, or a caller's memo of it (the widget's payload asks for the
+    same step under every recomputation choice and data-parallel degree)."""
     assumptions = Assumptions() if assumptions is None else assumptions
     check_run(phase, batch, seq)
     hw.peak(precision)
@@ -313,7 +316,7 @@ def budget(cfg: TransformerConfig, phase: str, batch: int, seq: int, hw: Acceler
     if phase != "train":
         sharding = Sharding()
     shards = assumptions.dp_degree if sharding.zero_stage >= 1 else 1
-    kernels, placed = step_kernels(cfg, phase, batch, seq, b, fusions, optimizer_shards=shards)
+    kernels, placed = kernels_of(cfg, phase, batch, seq, b, fusions, optimizer_shards=shards)
     return Budget(cfg, phase, batch, seq, hw, precision, fusions, assumptions, tuple(kernels),
                   tuple(placed), sharding, b)
 

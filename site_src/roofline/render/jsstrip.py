@@ -9,6 +9,8 @@ tokenizer, that every shipped file tokenizes the same before and after.
 
 from __future__ import annotations
 
+import functools
+
 # After one of these (or at the start), `/` begins a regular expression, not a division.
 _REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")
 _REGEX_KEYWORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete",
@@ -19,8 +21,11 @@ class StripError(ValueError):
     """The scanner lost its place (an unterminated string, template, regex or comment)."""
 
 
+@functools.lru_cache(maxsize=128)
 def strip_comments(text: str) -> str:
-    """`text` without // and /* */ comments; a line left empty by removing one is dropped."""
+    """`text` without // and /* */ comments; a line left empty by removing one is dropped.
+    Remembered by the text itself (an edited file is new text): a build bundles the same few
+    modules for every block and every call of the JS engine, ~4 ms each to scan."""
     out: list[str] = []
     if _code(text, 0, out, nested=False) != len(text):
         raise StripError("unbalanced }")
