@@ -346,3 +346,23 @@ def test_plot_survives_link_and_back_forward_navigation(kind, site_server, built
     w.page.wait_for_url(f"**/{LESSON}")
     assert round(ready(w)["ridge"]) == 295
     w.assert_clean()
+
+
+def test_the_key_reads_as_one_wrapped_line(lesson):
+    """The numbered points' key (and the lines' list) under the plot wrap as one flowing line,
+    not a column of nine (Material's `.md-typeset ol:not([hidden])` had made the key a
+    flow-root list, 9 rows tall). Seeded: the key's flex rule taken away is reported."""
+    js = """() => { const k = document.querySelector('.roofline-block > .roofline-key');
+      const items = [...k.children].map(li => li.getBoundingClientRect().top);
+      return { display: getComputedStyle(k).display, rows: new Set(items.map(Math.round)).size,
+               n: items.length }; }"""
+    got = lesson.page.evaluate(js)
+    assert got["display"] == "flex" and got["n"] >= 5 and got["rows"] <= 2, got
+    lesson.page.evaluate("""() => { const s = document.createElement('style'); s.id = 'seed';
+      s.textContent = '.md-typeset .roofline-block > ol.roofline-key.roofline-key:not([hidden])'
+        + '{display:flow-root}'; document.head.append(s); }""")
+    try:
+        seeded = lesson.page.evaluate(js)
+        assert seeded["display"] != "flex" and seeded["rows"] > 2, seeded
+    finally:
+        lesson.page.evaluate("() => document.getElementById('seed').remove()")

@@ -42,13 +42,14 @@ STATIC_CSS = PALETTE_CSS + (
     # them (widgets/budget/layout.py READOUT_CSS).
     ".roofline-static-text{white-space:pre-line;margin:0 0 .6em;font-size:13.5px;line-height:1.5;"
     "color:var(--rl-ink)}"
-    # The key of the numbered points: one line of small "n name" items under the plot.
-    ".roofline-block>.roofline-key{display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.3em 0 0;padding:0;"
+    # The key of the numbered points: one line of small "n name" items under the plot (as
+    # specific as Material's `.md-typeset ol:not([hidden])`, which would make it a column).
+    ".roofline-block>ol.roofline-key:not([hidden]){display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.3em 0 0;padding:0;"
     "list-style:none;counter-reset:rl-key;font-size:.75em;color:var(--rl-muted)}"
     ".roofline-block>.roofline-key>li{margin:0;counter-increment:rl-key}"
     ".roofline-block>.roofline-key>li::before{content:counter(rl-key) \"\\a0\";font-weight:700;"
     "color:var(--rl-ink)}"
-    ".roofline-block>.roofline-lines{display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.2em 0 0;"
+    ".roofline-block>ul.roofline-lines:not([hidden]){display:flex;flex-wrap:wrap;gap:.1em 1.1em;margin:.2em 0 0;"
     "padding:0;list-style:none;font-size:.75em;color:var(--rl-muted)}"
     ".roofline-block>.roofline-lines>li{margin:0}"
     ".roofline-swatch{display:inline-block;width:1.8em;margin-right:.35em;vertical-align:middle;"
