@@ -46,14 +46,16 @@ STATE_JS = """() => {
 def _open(open_page, url, **kw):
     w = open_page(url, **kw)
     w.page.wait_for_load_state("load")
-    w.page.locator(".roofline-block", has=w.page.locator("script.roofline-item")).first
-    block = w.page.locator(".roofline-block").first
+    # the first block with a live plot (its item script), which is the budget's
+    block = w.page.locator(".roofline-block", has=w.page.locator("script.roofline-item")).first
     block.scroll_into_view_if_needed()
+    # ready first: on a timeout it says what each block was doing and the console's errors
+    # (a 20 s bare timeout was seen once in five loaded runs, with nothing to go on)
+    first_block_ready(w.page, timeout_ms=30000, errors=w.errors)
     w.page.wait_for_function(
         "() => window.Bokeh && Bokeh.documents && "
         "Bokeh.documents.some((d) => d.get_model_by_name('budget-fusions'))", timeout=20000)
     w.page.wait_for_selector(".roofline-block canvas", timeout=20000)
-    first_block_ready(w.page, errors=w.errors)
     return w
 
 
