@@ -154,12 +154,14 @@ class Budget:
     def recompute_launches(self) -> int:
         return sum(k.launches * k.count for k in self.recomputed)
 
-    @property
+    @functools.cached_property
     def peak_flops_per_s(self) -> float:
         return self.hardware.peak_flops_per_s(self.precision)
 
-    @property
+    @functools.cached_property
     def bandwidth_bytes_per_s(self) -> float:
+        # Looked up once per budget: every kernel's time asks for it (the widget's payload
+        # prices ~10^5 kernels).
         return self.hardware.hbm_bandwidth_bytes_per_s
 
     def kernel_time_s(self, k: Kernel) -> float:
@@ -269,16 +271,20 @@ class Budget:
         apart: ZeRO shards it), the pass's roofline time without the optimizer, recomputation's
         time and launches, the pass's launches and the data-parallel communication."""
         out = {"memory": 0.0, "attention": 0.0, "gemm": 0.0, "optimizer": 0.0}
-        peak = self.peak_flops_per_s
+        peak, bw = self.peak_flops_per_s, self.bandwidth_bytes_per_s
+        pass_s, launches = 0.0, 0  # pass_time_s and launches, summed in the same walk
         for k in self.kernels:
             # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
-            per_copy = float(time_lower_bound(k.flops, k.bytes, peak, self.bandwidth_bytes_per_s))
+            per_copy = float(time_lower_bound(k.flops, k.bytes, peak, bw))
+            pass_s += k.count * per_copy
+            launches += k.launches * k.count
             key = ("gemm" if k.op_class == GEMM else "attention" if k.op_class == ATTENTION
                    else "optimizer" if k.pass_ == "optimizer" else "memory")
             out[key] += k.count * (per_copy - k.useful_flops / peak)
-        return {**out, "pass": self.pass_time_s - out["optimizer"],
-                "recompute": self.recompute_time_s, "launches": self.launches,
-                "recompute_launches": self.recompute_launches,
+        recomputed = self.recomputed
+        return {**out, "pass": pass_s - out["optimizer"],
+                "recompute": sum(k.time_s(peak, bw) for k in recomputed), "launches": launches,
+                "recompute_launches": sum(k.launches * k.count for k in recomputed),
                 "communication": self.communication_time_s}
 
     @property

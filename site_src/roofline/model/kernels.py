@@ -256,14 +256,21 @@ def _kernels_for(parts: list[Op], members: list[_Span], count: int, in_layer: bo
 
 
 def step_kernels(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float,
-                 fusions: frozenset[str] | set[str] = frozenset(), optimizer_shards: int = 1
+                 fusions: frozenset[str] | set[str] = frozenset(), optimizer_shards: int = 1,
+                 *, memo: dict | None = None
                  ) -> tuple[list[Kernel], list[tuple[str, str, Kernel]]]:
     """Every kernel of one step (forward, backward and optimizer for train), fused as asked;
     and, for each op of one middle decoder layer, (op name, op class, its forward kernel).
     optimizer_shards: the data-parallel GPUs the AdamW state is sharded over (ZeRO stage ≥ 1):
-    each updates only its 1 / shards of the parameters."""
+    each updates only its 1 / shards of the parameters. memo: a dict the caller keeps across
+    its calls (the budget widget's payload asks for each step under 16 fusion sets): a step's
+    forward ops, and each kernel a fusion set leaves as another made it, are made once."""
     fusions = check_fusions(fusions)
-    slots, counts, mid = _forward_slots(cfg, phase, batch, seq, b)
+    memo = {} if memo is None else memo
+    shape = (cfg, phase, batch, seq, b)
+    if shape not in memo:
+        memo[shape] = _forward_slots(cfg, phase, batch, seq, b)
+    slots, counts, mid = memo[shape]
     groups = {lo: (hi, members) for lo, hi, members in _merge(_spans(slots, fusions))}
     kernels: list[Kernel] = []
     placed: list[tuple[str, str, Kernel]] = []
@@ -272,8 +279,11 @@ def step_kernels(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: fl
         hi, members = groups.get(i, (i, []))
         seg = slots[i].segment
         # A kernel belongs to the layer of its first op; the middle layer is one full period.
-        made = _kernels_for([s.op for s in slots[i:hi + 1]], members, counts[seg], seg == mid,
-                            phase)
+        group = (shape, i, hi, tuple(members))
+        made = memo.get(group)
+        if made is None:
+            made = memo[group] = _kernels_for([s.op for s in slots[i:hi + 1]], members,
+                                              counts[seg], seg == mid, phase)
         kernels += made
         placed += [(s.op.name, s.op.op_class, made[0]) for s in slots[i:hi + 1]
                    if s.segment == mid]

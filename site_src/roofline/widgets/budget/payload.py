@@ -147,7 +147,10 @@ def entry(runs: list[Budget]) -> dict:
     components WATERFALL_TERMS takes (recomputation's per choice; the sharded ones are in
     `shard`), and display figures to 6 significant digits."""
     bg = runs[0]
-    comps = [r.components() for r in runs]  # each walks every kernel: once per run
+    # The runs share their kernels: only recomputation differs between them.
+    comps = [bg.components()] + [{"recompute": r.recompute_time_s,
+                                   "recompute_launches": r.recompute_launches}
+                                  for r in runs[1:]]
     c = {k: fmt.sig(v, 12) for k, v in comps[0].items()}
     classes = bg.by_class()
     # The optimizer's time is sharded: the JS adds CLASS_PARTS' component to its bar.
@@ -189,7 +192,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
     # Memos for this payload only: the memory and fix sentences ask for steps the rows made,
     # and a step's kernels do not depend on the recomputation choice (kernels are frozen).
     made: dict[tuple, Budget] = {}
-    kernels = functools.lru_cache(maxsize=None)(step_kernels)
+    kernels = functools.lru_cache(maxsize=None)(functools.partial(step_kernels, memo={}))
 
     def run(cfg, phase, batch, mask=0, dp=EXAMPLE.dp_degree, zero=0, recompute="none"):
         key = (cfg.name, phase, batch, mask, dp, zero, recompute)
