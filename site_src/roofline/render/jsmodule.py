@@ -56,10 +56,28 @@ def imports(path: Path) -> list[Path]:
     return found
 
 
+_bundles: dict[Path, tuple[tuple[tuple[Path, int, int], ...], str]] = {}
+
+
+def _stamps(paths: list[Path]) -> tuple[tuple[Path, int, int], ...] | None:
+    try:
+        return tuple((p, (st := p.stat()).st_mtime_ns, st.st_size) for p in paths)
+    except OSError:
+        return None
+
+
 def bundle(entry: Path) -> str:
     """`entry` and every module it imports (transitively), each once, dependencies first, as
     one module's text (join()). The callbacks BokehJS runs and the inlined page scripts are
-    built this way, so each gets format.mjs's one copy of the formatting."""
+    built this way, so each gets format.mjs's one copy of the formatting.
+
+    A build asks for the same bundle a few hundred times (each static figure and each sentence
+    the JavaScript writes): the text is kept with the date and size of every file it joined,
+    and joined again when any of them changes (an edit under `mkdocs serve`, a new import)."""
+    entry = Path(entry).resolve()
+    have = _bundles.get(entry)
+    if have is not None and _stamps([p for p, _, _ in have[0]]) == have[0]:
+        return have[1]
     order: list[Path] = []
     seen: set[Path] = set()
 
@@ -72,4 +90,8 @@ def bundle(entry: Path) -> str:
         order.append(path)
 
     visit(entry)
-    return join(*order)
+    stamps = _stamps(order)  # before reading: an edit during the join is seen next time
+    text = join(*order)
+    if stamps is not None:
+        _bundles[entry] = (stamps, text)
+    return text
