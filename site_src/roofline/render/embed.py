@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from typing import Any
 
 from bokeh.embed import json_item
 from bokeh.model import Model
@@ -45,6 +46,13 @@ def item_json(layout: Model) -> str:
         mapping.setdefault(found.group(1), f"p{1000 + len(mapping)}")
     text = _REF.sub(lambda m: f'"{mapping.get(m.group(1), m.group(1))}"', text)
     return script_safe_json(text)
+
+
+def as_json_text(value: Any) -> str:
+    """A large callback argument as compact JSON text (render/js/jsonarg.mjs parses it once):
+    Bokeh walks a nested value element by element for references and again to encode it,
+    a third of the budget widget's build for its 240 KB payload; a string is one value."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def script_safe_json(text: str) -> str:

@@ -10,6 +10,7 @@ import { seconds, sig } from "../../render/js/format.mjs";
 import { barsAt, classMs, comboIndex, readoutAt, snapIndex, viewAt, waterfallLines } from "./budget_view.mjs";
 import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { setMarkup } from "../../render/js/markup.mjs";
+import { jsonArg } from "../../render/js/jsonarg.mjs";
 
 // ---------------------------------------------------------------- URL state (untrusted input)
 
@@ -121,7 +122,7 @@ export default function (args, obj, data, context) {
 }
 
 function update(args, obj, index) {
-  const P = args.payload;
+  const P = jsonArg(args.payload); // JSON text (layout.py), parsed once
   const { model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute } = args;
   const widgets = [model, phase, batch, fusions, efficiency, launch, dp, overlap, zero, recompute];
   const user = widgets.includes(obj);

@@ -33,6 +33,7 @@ from roofline.widgets.budget.settings import BudgetSettings, BudgetTableSettings
 from roofline.widgets.budget.tables import summary_table
 from roofline.render import jsmodule
 from roofline.render.blockstyle import CONTROL_CSS
+from roofline.render.embed import as_json_text
 
 JS = Path(__file__).parent / "budget.mjs"
 LABELS_JS = JS.with_name("budget_labels.mjs")
@@ -197,7 +198,7 @@ def _build(opts: BudgetSettings, data: dict):
 
     # budget.mjs and what it imports (format.mjs, budget_view.mjs): one module for the blob.
     callback = CustomJS(module=True, code=jsmodule.bundle(JS), args=dict(
-        payload=data, model=model, phase=phase, batch=batch, fusions=fusion_box,
+        payload=as_json_text(data), model=model, phase=phase, batch=batch, fusions=fusion_box,
         efficiency=efficiency, launch=launch, dp=dp, overlap=overlap, zero=zero,
         recompute=recompute, readout=readout,
         wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,

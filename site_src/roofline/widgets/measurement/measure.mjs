@@ -9,6 +9,7 @@
 import { si } from "../../render/js/format.mjs";
 import { POINT_R, frameSize, labelBox, layoutLabels, leaderLines, sourceLines, textWidth, toPx } from "../../render/js/labels.mjs";
 import { decodeBase64, parseMeasurement } from "./schema.mjs";
+import { jsonArg } from "../../render/js/jsonarg.mjs";
 
 const CACHE_LEVELS = ["L1", "L2", "L3", "L2-GPU"];
 
@@ -219,7 +220,7 @@ function pick(args, obj) {
     args.status.text = `Rejected ${name}: cannot read it as text (${e.message}).`;
     return;
   }
-  const result = parseMeasurement(text, args.schema, name);
+  const result = parseMeasurement(text, jsonArg(args.schema), name);
   if (!result.ok) {
     args.status.text = `Rejected — ${result.text}`;
     return;
@@ -243,7 +244,8 @@ const started = new WeakSet();
 function init(args) {
   if (started.has(args.fig)) return;
   started.add(args.fig);
-  if (args.initial) draw(args, args.initial, summaryText(args.initial));
+  const initial = jsonArg(args.initial); // JSON text (overlay.py), or null
+  if (initial) draw(args, initial, summaryText(initial));
   else args.status.text = "No measurement loaded.";
 }
 

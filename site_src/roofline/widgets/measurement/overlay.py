@@ -22,6 +22,7 @@ from roofline.measure.schema import schema
 from roofline.widgets.measurement.settings import (PICKER_HEIGHT_PX, TABLES,
     MeasurementTableSettings, load_measurement)
 from roofline.render import jsmodule
+from roofline.render.embed import as_json_text
 from roofline.render.blockstyle import CONTROL_CSS
 from roofline.render.jsengine import call
 
@@ -61,14 +62,19 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     leaders = ColumnDataSource(name="measured-leaders",
                                data={"x0": [], "y0": [], "x1": [], "y1": []})
     # Sorted by name: select() walks a set, and the page must be byte-identical per build.
-    scene_labels = sorted({ls.source for ls in fig.select({"type": LabelSet})},
+    # One walk of the figure's model graph (each select() walks all of it again).
+    scene = list(fig.references())
+
+    def named(name: str, kind: type | None = None) -> list:
+        return [m for m in scene if m.name == name and (kind is None or isinstance(m, kind))]
+    scene_labels = sorted({m.source for m in scene if isinstance(m, LabelSet)},
                           key=lambda s: s.name or "")  # (a halo shares its label's source)
-    scene_points = list(fig.select({"type": ColumnDataSource, "name": "op-points"}))
+    scene_points = named("op-points", ColumnDataSource)
     # The scene's drawn lines (roof, ceilings, vector roof, launch line): labels keep off them.
     scene_lines = [s for n in ("roof", "ceilings", "vector-roof-line", "launch-floor")
-                   for s in fig.select({"type": ColumnDataSource, "name": n})]
+                   for s in named(n, ColumnDataSource)]
     # ... and its vertical lines: the ridge and the reader's AI line (Spans).
-    scene_spans = [s for n in ("ridge", "ai-line") for s in fig.select({"name": n})]
+    scene_spans = [s for n in ("ridge", "ai-line") for s in named(n)]
     fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
                    line_dash="dashdot", name="measured-roof-lines")
     fig.segment("x0", "y0", "x1", "y1", source=leaders, line_color=COLOR, line_width=1,
@@ -102,7 +108,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                  html_attributes={"aria-live": "polite", "role": "status"},
                  stylesheets=[InlineStyleSheet(css=STATUS_CSS)])
     first = CustomJS(module=True, code=code, tags=["roofline-first-frame"], args=dict(
-        mode="init", initial=doc, fig=fig, roofs=roofs, labels=labels, leaders=leaders,
+        mode="init", initial=as_json_text(doc) if doc is not None else None, fig=fig, roofs=roofs, labels=labels, leaders=leaders,
         points=points, status=status, scene_labels=scene_labels, scene_points=scene_points,
         scene_lines=scene_lines, scene_spans=scene_spans))
     if fig.document is not None:
@@ -113,7 +119,7 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                         title="Your measurement JSON (stays in your browser)",
                         sizing_mode="stretch_width", stylesheets=[InlineStyleSheet(css=PICKER_CSS)])
     pick = CustomJS(module=True, code=code, args=dict(
-        mode="pick", schema=schema(), fig=fig, roofs=roofs, labels=labels, leaders=leaders,
+        mode="pick", schema=as_json_text(schema()), fig=fig, roofs=roofs, labels=labels, leaders=leaders,
         points=points, status=status, chooser=chooser, scene_labels=scene_labels,
         scene_points=scene_points, scene_lines=scene_lines,
         scene_spans=scene_spans))

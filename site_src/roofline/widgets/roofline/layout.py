@@ -103,11 +103,16 @@ def _add_measurement(layout, measurement) -> None:
     # The layout is in its Document already: without freeze(), Bokeh walks the whole model
     # graph again after each model added (most of this widget's cold render).
     with layout.document.models.freeze():
-        measured.add_overlay(layout.select_one({"name": "roofline-figure"}), measurement)
+        # From the document's index, not select(): each select() walks the whole graph.
+        doc = layout.document
+        fig = doc.get_model_by_name("roofline-figure")
+        callback = next(cb for cb in doc.models if isinstance(cb, CustomJS)
+                        and "payload" in cb.args)
+        measured.add_overlay(fig, measurement)
         # The scene's labels keep off the measured roofs: the widget's callback reads them,
-        # and lays its labels out again when a picked file changes them.
-        roofs = layout.select_one({"name": "measured-roofs"})
-        callback = next(cb for cb in layout.select({"type": CustomJS}) if "payload" in cb.args)
+        # and lays its labels out again when a picked file changes them. (Added while the
+        # index is frozen: found through the renderer that draws them.)
+        roofs = next(r.data_source for r in fig.renderers if r.name == "measured-roof-lines")
         callback.args["measured_roofs"] = roofs
         roofs.js_on_change("data", callback)
 
