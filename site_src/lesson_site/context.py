@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from roofline.model.catalog import Accelerator, Catalog, default_catalog
 from roofline.model.maths import OpPoint, place
@@ -20,6 +22,15 @@ LESSON_PRECISION = DEFAULT_PRECISION
 class Context:
     catalog: Catalog
     zoo: OpZoo
+    results: dict = field(default_factory=dict, compare=False, repr=False)
+    """What once() has computed for this context (one page's markers)."""
+
+    def once(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """compute(), once per key for this context: a page's markers ask for the same
+        comparison several times (the hardware page: eight times)."""
+        if key not in self.results:
+            self.results[key] = compute()
+        return self.results[key]
 
     def hw(self, hardware_id: str) -> Accelerator:
         return self.catalog[hardware_id]

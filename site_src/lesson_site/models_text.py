@@ -28,8 +28,8 @@ def running_comparison(ctx: Context, phase: str):
     if phase not in PHASES:
         raise RooflineError(f"unknown phase {phase!r}", field="phase", valid=list(PHASES))
     ex = running_example()
-    return compare(get_model(ex["model"]), phase, ex["batch"], ex["seq"], ctx.catalog,
-                   ex["precision"])
+    return ctx.once(("running_comparison", phase), lambda: compare(
+        get_model(ex["model"]), phase, ex["batch"], ex["seq"], ctx.catalog, ex["precision"]))
 
 
 @marker("which_chip", block=True)

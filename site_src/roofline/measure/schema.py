@@ -72,4 +72,13 @@ def load(path: Path | str) -> dict:
     except json.JSONDecodeError as exc:
         raise RooflineError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column "
                             f"{exc.colno}", where=str(path)) from None
-    return validate(doc, where=str(path))
+    _checked(str(path), text)
+    return doc
+
+
+@functools.lru_cache(maxsize=8)
+def _checked(where: str, text: str) -> None:
+    """Validate a file's text once per text (a build reads the same measurement for each of
+    its fences, and again to draw them): keyed by the content, never stale; a bad file is
+    refused every time (an exception is not remembered)."""
+    validate(json.loads(text), where=where)
