@@ -122,7 +122,10 @@ def _start_site_build(tmp_path_factory) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not folder.exists():
             folder.mkdir()
-            cmd, env = _mkdocs_build(folder / "site")
+            # A cold build (an empty widget cache), as on a fresh clone: the run checks what a
+            # cold build makes (test_ahead compares it with a build that draws in one process).
+            cmd, env = _mkdocs_build(folder / "site",
+                                     env={"ROOFLINE_CACHE_DIR": str(folder / "cache")})
             _BACKGROUND.append(subprocess.Popen(
                 ["sh", "-c", _RUN_AND_RECORD, "sh", str(folder), *cmd], cwd=ROOT, env=env,
                 stdin=subprocess.DEVNULL))

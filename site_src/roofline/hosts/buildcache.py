@@ -44,10 +44,26 @@ _configured: Path | None = None
 def configure(folder: Path | str | None) -> None:
     """Set the default cache folder (the MkDocs plugin, at each build: `.cache/roofline/` at
     the project root) and drop its entries unused for MAX_AGE_DAYS; None: no default."""
-    global _configured
+    global _configured, _build_code
     _configured = Path(folder) if folder is not None else None
+    _build_code = None  # a new build: our code is read again once
     if _configured is not None:
         prune(_configured)
+
+
+_elsewhere: Callable[[str], str | None] | None = None
+
+
+def draw_elsewhere(claim: Callable[[str], str | None] | None) -> None:
+    """Install (or remove, None) what cached() asks for a missing block before drawing it:
+    `claim(key)` returns the block drawn elsewhere (roofline.hosts.ahead's worker), or None."""
+    global _elsewhere
+    _elsewhere = claim
+
+
+def entry_path(where: Path, key: str) -> Path:
+    """The file that holds the block of `key` in cache folder `where`."""
+    return where / key[:2] / f"{key}.html"
 
 
 def folder() -> Path | None:
@@ -64,7 +80,11 @@ def cached(kind: str, settings: Any, render: Callable[[], str]) -> str:
     if where is None:
         return render()
     key = key_of(kind, settings)
-    path = where / key[:2] / f"{key}.html"
+    path = entry_path(where, key)
+    if _elsewhere is not None:
+        html = _elsewhere(key)  # drawn (or being drawn) by the build's worker
+        if html is not None:
+            return html
     try:
         html = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
@@ -80,6 +100,13 @@ def cached(kind: str, settings: Any, render: Callable[[], str]) -> str:
     html = render()
     _write(path, html)
     return html
+
+
+def store(key: str, html: str) -> None:
+    """Write the block of `key` into the cache folder in use (roofline.hosts.ahead's worker)."""
+    where = folder()
+    if where is not None:
+        _write(entry_path(where, key), html)
 
 
 def prune(where: Path | None = None, *, max_age_days: float = MAX_AGE_DAYS) -> int:
@@ -124,7 +151,7 @@ def key_of(kind: str, settings: Any) -> str:
         "format": FORMAT, "kind": kind,
         "options": json.dumps(options, sort_keys=True, default=str),
         "data": [(str(f), _hash(*_toml.file_key(f))) for f in files],
-        "code": _code_hash(), "bokeh": _version("bokeh"), "package": _version("roofline-lesson"),
+        "code": _build_code_hash(), "bokeh": _version("bokeh"), "package": _version("roofline-lesson"),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -136,6 +163,20 @@ def _hash(path: str, mtime_ns: int, size: int) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return "missing"
+
+
+_build_code: str | None = None
+
+
+def _build_code_hash() -> str:
+    """_code_hash(), read once per MkDocs build (configure() starts each; a build asks for it
+    twice per fence): elsewhere (CLI, Sphinx, notebook) read at each block."""
+    global _build_code
+    if _configured is None:
+        return _code_hash()
+    if _build_code is None:
+        _build_code = _code_hash()
+    return _build_code
 
 
 def _code_hash() -> str:

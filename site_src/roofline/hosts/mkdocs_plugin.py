@@ -22,7 +22,7 @@ from typing import Any
 
 from mkdocs.utils import get_relative_url
 
-from roofline.hosts import buildcache, fences, host_check
+from roofline.hosts import ahead, buildcache, fences, host_check
 from roofline.render import assets, blockstyle
 from roofline.widgets import model_option
 
@@ -32,6 +32,22 @@ _ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)
 
 class RooflineConfig(Config):
     assets_dir = config_options.Type(str, default=assets.ASSET_DIR)
+    # Worker processes that draw the build's widgets while the pages convert (hosts/ahead.py);
+    # unset: one where there is a second CPU. 0 draws everything in the build's own process.
+    workers = config_options.Optional(config_options.Type(int))
+
+
+def _pages(docs_dir: Path):
+    """(path, Markdown) of each .md file under `docs_dir`, in the order MkDocs converts them
+    (index first in each folder, folders after files: mkdocs.structure.files.file_sort_key)."""
+    def order(path: Path) -> tuple:
+        parts = path.relative_to(docs_dir).parts
+        return parts[:-1], path.stem != "index", parts[-1]
+    for path in sorted(docs_dir.rglob("*.md"), key=order):
+        try:
+            yield path.relative_to(docs_dir).as_posix(), path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
 
 
 class RooflinePlugin(BasePlugin[RooflineConfig]):
@@ -54,6 +70,13 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         buildcache.configure(self.root / buildcache.DEFAULT_DIR)
         # A widget's `model:` config.json is a path relative to the docs folder.
         model_option.DOCS_DIR.set(Path(config.docs_dir))
+        # The widgets the disk cache lacks go to a worker now, which draws them while MkDocs
+        # reads its files and converts the pages (a cold build; hosts/ahead.py). The pages are
+        # read from the docs folder in MkDocs' order: which fences a page has is only a hint.
+        workers = self.config.workers
+        ahead.start(_pages(Path(config.docs_dir)),
+                    workers=max(0, ahead.default_workers() if workers is None else workers),
+                    docs_dir=Path(config.docs_dir))
         return config
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
@@ -64,6 +87,12 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         files.append(File.generated(config, f"{base}/{assets.loader_name()}",
                                     content=assets.loader_source()))
         return files
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        ahead.stop()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        ahead.stop()
 
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         # Every plugin's and hook's files are in by now: a polyfill none of them has is missing.

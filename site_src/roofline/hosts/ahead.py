@@ -1,0 +1,304 @@
+"""Render ahead: while MkDocs converts pages on one core, a worker process draws the widgets it
+will meet, so a cold build uses a second core for the work that dominates it (importing Bokeh,
+the budget's payload, building and serializing each layout).
+
+The MkDocs plugin starts it at `on_config`, with the pages read from the docs folder in the
+order MkDocs converts them:
+
+1. `plan()` reads each page's Markdown for our fences (a hint, not the truth: the fences
+   superfences finds are still the ones drawn) and keeps those whose block the disk cache
+   (roofline.hosts.buildcache) lacks, through the door's own settings and cache key. A fence
+   whose options are wrong is left out: the page's own conversion reports it, at its line.
+2. A worker (`python -m roofline.hosts.ahead`, a plain child process: nothing of the build's
+   `__main__` is imported again) takes the jobs in page order and draws each with the kind's
+   renderer into the disk cache. The first job is the build's own: its page comes long before
+   the worker has even imported Bokeh.
+3. When a page's conversion reaches a fence, `buildcache.cached()` asks `claim(key)` before
+   drawing. Each job is claimed once, by whoever creates its claim file first (O_EXCL): one the
+   worker has not started is taken back and drawn here (nothing waits behind the worker's
+   queue); one it has started is waited for, then read from the cache. While the build draws
+   the first (slow) block, the worker draws the next ones.
+
+The blocks are the same bytes either way: the same renderer on the same settings (item ids are
+renumbered from the text, so they do not depend on the process; a test builds the site both
+ways and compares). A block whose drawing warned or raised in the worker is drawn again here,
+so the page reports the message or the error in its place. The plugin's `workers: 0` (or one
+CPU, or the cache turned off: ROOFLINE_CACHE=0) draws everything in the build's own process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO
+
+from roofline.hosts import buildcache, door
+
+log = logging.getLogger("mkdocs.plugins.roofline")
+
+# An opening fence of one of our kinds, at any indentation (admonitions, tabs, lists).
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<kind>[\w-]+)\}?"
+                   r"[^\n`]*$")
+WAIT_S = 120.0
+"""The longest a page waits for the worker's block before drawing it itself."""
+
+
+def default_workers() -> int:
+    """One worker where the build may use a second CPU (more did not help on two cores: they
+    compete with the build for them); none on a single one."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return 1 if cpus > 1 else 0
+
+
+def fences_in(markdown: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
+    """(kind, body) of each fence of `kinds` in `markdown`, in page order, each body dedented
+    by its fence's indentation. Any other fence is skipped whole (a fence shown as an example
+    inside a ```text block is not drawn)."""
+    kinds = set(kinds)
+    out: list[tuple[str, str]] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _OPEN.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence, kind = m["indent"], m["fence"], m["kind"]
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines):
+            stripped = lines[j].strip()
+            if stripped.startswith(fence) and set(stripped) == {fence[0]}:
+                break
+            text = lines[j]
+            body.append(text[len(indent):] if text.startswith(indent) else text.lstrip())
+            j += 1
+        if kind in kinds:
+            out.append((kind, "\n".join(body)))
+        i = j + 1
+    return out
+
+
+def plan(pages: Iterable[tuple[str, str]]) -> list[tuple[str, dict, str]]:
+    """(kind, options, cache key) of each fence in `pages` ((path, Markdown), build order)
+    whose block the disk cache lacks, each key once, in page order."""
+    from roofline.hosts.fences import parse
+    where = buildcache.folder()
+    if where is None:
+        return []
+    seen: set[str] = set()
+    jobs: list[tuple[str, dict, str]] = []
+    for _path, markdown in pages:
+        for kind, body in fences_in(markdown, door.KINDS):
+            try:
+                options = parse(body)
+                key = buildcache.key_of(kind, door.settings(kind, options, warn=_ignore))
+            except Exception:  # the page's own conversion reports it, where it is
+                continue
+            if key in seen or buildcache.entry_path(where, key).exists():
+                continue
+            seen.add(key)
+            jobs.append((kind, options, key))
+    return jobs
+
+
+def _ignore(option: str, message: str) -> None:
+    """Warnings are the page's to report (its fence is converted in the build's process)."""
+
+
+def _claim_file(claims: Path, key: str) -> bool:
+    """Create `key`'s claim; False if someone else has."""
+    try:
+        os.close(os.open(claims / key, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+class RenderAhead:
+    """One build's worker process, its jobs and what it reported of each."""
+
+    def __init__(self, jobs: list[tuple[str, dict, str]], *, docs_dir: Path | None,
+                 workers: int = 1) -> None:
+        where = buildcache.folder()
+        assert where is not None and jobs
+        self.where = where
+        self.keys = {key for _, _, key in jobs}
+        self.jobs = len(jobs)
+        self.claims = Path(tempfile.mkdtemp(prefix="roofline-ahead-"))
+        self.status: dict[str, str] = {}
+        # The first block is this process's: it meets it long before the worker has started
+        # (the worker would make the first page wait for its imports); the worker starts at
+        # the second, and draws ahead while this process draws the first.
+        self.mine = {jobs[0][2]} if _claim_file(self.claims, jobs[0][2]) else set()
+        self.changed = threading.Condition()
+        # The jobs in a file, in page order (a pipe could make this process wait for the
+        # worker to read them); the worker's answers come back on its stdout.
+        (self.claims / "jobs.jsonl").write_text("".join(
+            json.dumps({"kind": k, "options": o, "key": key}, default=str) + "\n"
+            for k, o, key in jobs), encoding="utf-8")
+        self.stderr = (self.claims / "worker.log").open("w+b")
+        env = {**os.environ, "ROOFLINE_CACHE_DIR": str(where)}
+        # Each worker goes through the same jobs; the claim files give each job to one.
+        self.procs = [subprocess.Popen(
+            [sys.executable, "-m", "roofline.hosts.ahead", str(self.claims),
+             str(docs_dir) if docs_dir is not None else ""],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
+            for _ in range(max(1, workers))]
+        self.running = len(self.procs)
+        self.readers = [threading.Thread(target=self._read, args=(p.stdout,), daemon=True,
+                                         name="roofline-ahead") for p in self.procs]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self, stdout: IO[bytes]) -> None:
+        for raw in stdout:
+            status, _, key = raw.decode(errors="replace").strip().partition(" ")
+            if status == "taken":  # another's (this process's, or another worker's)
+                continue
+            with self.changed:
+                self.status[key] = status
+                self.changed.notify_all()
+        with self.changed:  # this worker has ended
+            self.running -= 1
+            self.changed.notify_all()
+
+    def claim(self, key: str) -> str | None:
+        """The block the worker drew for `key`; None: draw it here (not a job, taken back
+        before the worker started it, or it warned or failed there)."""
+        if key not in self.keys:
+            return None
+        self.keys.discard(key)
+        if key in self.mine or _claim_file(self.claims, key):
+            return None  # not started: ours now
+        with self.changed:
+            done = self.changed.wait_for(lambda: key in self.status or not self.running,
+                                         timeout=WAIT_S)
+            status = self.status.get(key) if done else None
+        if status != "ok":
+            log.debug("roofline: the worker gave %s for block %s: drawn here", status, key[:12])
+            return None
+        try:
+            return buildcache.entry_path(self.where, key).read_text(encoding="utf-8")
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()  # its remaining jobs (if any) are no page's
+            proc.wait()
+        for reader in self.readers:
+            reader.join(timeout=5)
+        self.stderr.seek(0)
+        tail = self.stderr.read()[-2000:].decode(errors="replace").strip()
+        self.stderr.close()
+        if tail:  # a block a worker could not draw (drawn here instead), or its own failure
+            log.debug("roofline: the render-ahead worker said: %s", tail)
+        shutil.rmtree(self.claims, ignore_errors=True)
+
+
+_active: RenderAhead | None = None
+_exit_hooks: list = []
+
+
+def start(pages: Iterable[tuple[str, str]], *, workers: int, docs_dir: Path | None) -> int:
+    """Plan and start rendering ahead for one build (ending any earlier one); returns how
+    many blocks were handed to the worker."""
+    global _active
+    stop()
+    jobs = plan(pages) if workers > 0 else []
+    if jobs:
+        _active = RenderAhead(jobs, docs_dir=docs_dir, workers=workers)
+        if stop not in _exit_hooks:  # a build that never ended (an error before on_post_build)
+            atexit.register(stop)
+            _exit_hooks.append(stop)
+        buildcache.draw_elsewhere(claim)
+        log.debug("roofline: drawing %d widget block(s) ahead in %d worker(s)", len(jobs),
+                  workers)
+    return len(jobs)
+
+
+def stop() -> None:
+    """End the build's rendering ahead (the plugin, after each build and on its error)."""
+    global _active
+    if _active is not None:
+        buildcache.draw_elsewhere(None)
+        drawn = sum(1 for v in _active.status.values() if v == "ok")
+        _active.close()
+        log.info("roofline: %d of %d widget block(s) drawn ahead by %s", drawn, _active.jobs,
+                 "a worker process" if len(_active.procs) == 1
+                 else f"{len(_active.procs)} worker processes")
+        _active = None
+
+
+def claim(key: str) -> str | None:
+    """What buildcache.cached() asks before it draws a block itself."""
+    return _active.claim(key) if _active is not None else None
+
+
+# ---------------------------------------------------------------- the worker process
+
+class _Count(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+def work(claims: Path, jobs: IO[str], out: IO[str]) -> None:
+    """Draw each job not yet claimed into the disk cache, reporting "ok KEY", "warned KEY",
+    "failed KEY" or "taken KEY" (claimed by the build's process) on `out`, one line each."""
+    counter = _Count()
+    logging.getLogger().addHandler(counter)
+    for line in jobs:
+        job = json.loads(line)
+        key = job["key"]
+        if not _claim_file(claims, key):
+            status = "taken"
+        else:
+            before = counter.count
+            try:
+                settings = door.settings(job["kind"], job["options"], warn=_ignore)
+                if buildcache.key_of(job["kind"], settings) != key:
+                    raise RuntimeError("the settings no longer give this key")
+                html = door.kind_of(job["kind"]).renderer()(settings)
+            except Exception as exc:
+                print(f"{key[:12]}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                status = "failed"
+            else:
+                status = "warned" if counter.count != before else "ok"
+                if status == "ok":
+                    buildcache.store(key, html)
+        out.write(f"{status} {key}\n")
+        out.flush()
+
+
+def main(argv: list[str]) -> int:
+    """`python -m roofline.hosts.ahead CLAIMS [DOCS_DIR]`: the jobs in CLAIMS/jobs.jsonl."""
+    claims, docs_dir = Path(argv[0]), argv[1] if len(argv) > 1 else ""
+    if docs_dir:
+        from roofline.widgets import model_option
+        model_option.DOCS_DIR.set(Path(docs_dir))
+    with (claims / "jobs.jsonl").open(encoding="utf-8") as jobs:
+        work(claims, jobs, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

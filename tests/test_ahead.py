@@ -1,0 +1,209 @@
+"""Rendering ahead (roofline.hosts.ahead): a cold build's widgets drawn by a worker process while
+the pages convert. Finding the fences, the worker's answers (drawn, warned, failed, taken back),
+the claim protocol with a real worker, and the site: the cold shared build drew ahead and is
+byte-identical to a build that drew everything in its own process."""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import build_site
+from roofline.hosts import ahead, buildcache, door
+
+TABLE = {"table": "fusions"}
+MEASURED = {"file": "measurement-build-machine.json", "show": "ops"}
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("ROOFLINE_CACHE", "1")
+    monkeypatch.setenv("ROOFLINE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("ROOFLINE_CATALOG", raising=False)
+    return folder
+
+
+def key(kind: str, options: dict) -> str:
+    return buildcache.key_of(kind, door.settings(kind, options))
+
+
+# ---------------------------------------------------------------- finding the fences
+
+PAGE = """\
+# A page
+
+```roofline
+hardware: h100-sxm
+```
+
+!!! note "In an admonition"
+
+    ~~~~roofline-budget-table
+    table: fusions
+    ~~~~
+
+````text title="shown, not drawn"
+```roofline
+hardware: gb200
+```
+````
+
+```python
+print("not ours")
+```
+"""
+
+
+def test_fences_are_found_at_any_indentation_and_examples_are_skipped():
+    found = ahead.fences_in(PAGE, door.KINDS)
+    assert found == [("roofline", "hardware: h100-sxm"),
+                     ("roofline-budget-table", "table: fusions")]
+
+
+def test_the_plan_keeps_what_the_cache_lacks_once_and_leaves_bad_fences_to_the_page(cache):
+    bad = "```roofline\nprecison: bf16\n```\n"  # the page's conversion reports it, at its line
+    pages = [("a.md", PAGE), ("b.md", PAGE + bad)]
+    jobs = ahead.plan(pages)
+    assert [(k, o) for k, o, _ in jobs] == [("roofline", {"hardware": "h100-sxm"}),
+                                            ("roofline-budget-table", TABLE)]
+    buildcache.store(jobs[0][2], "<p>cached</p>")
+    assert [k for k, _, _ in ahead.plan(pages)] == ["roofline-budget-table"]
+
+
+def test_no_cache_no_plan(monkeypatch):
+    monkeypatch.setenv("ROOFLINE_CACHE", "0")
+    assert ahead.plan([("a.md", PAGE)]) == []
+
+
+# ---------------------------------------------------------------- the worker's answers
+
+def run_worker(claims: Path, jobs: list[tuple[str, dict, str]]) -> list[str]:
+    lines = io.StringIO("".join(
+        __import__("json").dumps({"kind": k, "options": o, "key": x}) + "\n"
+        for k, o, x in jobs))
+    out = io.StringIO()
+    ahead.work(claims, lines, out)
+    return out.getvalue().split()
+
+
+def _warning_renderer(settings):
+    logging.getLogger("mkdocs.plugins.roofline").warning("seeded warning")
+    return "<p>drawn with a warning</p>"
+
+
+def test_the_worker_draws_into_the_cache_what_the_door_would(cache, tmp_path):
+    k = key("roofline-budget-table", TABLE)
+    assert run_worker(tmp_path, [("roofline-budget-table", TABLE, k)]) == ["ok", k]
+    drawn = buildcache.entry_path(cache, k).read_text(encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ROOFLINE_CACHE", "0")
+        assert drawn == door.render_widget("roofline-budget-table", TABLE)
+
+
+def test_a_taken_failed_or_warned_block_is_left_to_the_page(cache, tmp_path, monkeypatch):
+    taken, failing = key("roofline-budget-table", TABLE), key("roofline-measurement", MEASURED)
+    (tmp_path / taken).touch()  # claimed by the build's own process first
+    monkeypatch.setitem(door.KINDS, "roofline-measurement", door.WidgetKind(
+        door.KINDS["roofline-measurement"].settings, "test_ahead:_warning_renderer"))
+    wrong_key = "0" * 64  # settings that no longer give the key planned
+    out = run_worker(tmp_path, [("roofline-budget-table", TABLE, taken),
+                                ("roofline-measurement", MEASURED, failing),
+                                ("roofline-budget-table", {"table": "memory"}, wrong_key),
+                                ("roofline-measurement", {"file": "nope.json"}, "1" * 64)])
+    assert out == ["taken", taken, "warned", failing, "failed", wrong_key, "failed", "1" * 64]
+    assert list(cache.rglob("*.html")) == []  # nothing stored but clean blocks
+
+
+# ---------------------------------------------------------------- with a real worker
+
+def test_claims_take_back_what_the_worker_has_not_started_and_wait_for_the_rest(cache):
+    jobs = [("roofline-budget-table", TABLE, key("roofline-budget-table", TABLE)),
+            ("roofline-measurement", MEASURED, key("roofline-measurement", MEASURED)),
+            ("roofline-budget-table", {"table": "memory"},
+             key("roofline-budget-table", {"table": "memory"}))]
+    run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve())
+    try:
+        assert run.claim(jobs[0][2]) is None  # the first is this process's (reserved)
+        deadline = time.monotonic() + 60
+        while jobs[1][2] not in run.status:  # the worker has drawn the second
+            assert time.monotonic() < deadline, run.status
+            time.sleep(0.02)
+        second = run.claim(jobs[1][2])
+        assert run.claim("f" * 64) is None  # not a job
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ROOFLINE_CACHE", "0")
+            assert second == door.render_widget("roofline-measurement", MEASURED)
+        third = run.claim(jobs[2][2])
+        assert third is None or "<table" in third  # taken back, or drawn by then
+    finally:
+        run.close()
+    assert all(p.returncode is not None for p in run.procs) and not run.claims.exists()
+
+
+def test_two_workers_draw_each_block_once(cache):
+    jobs = [("roofline-budget-table", TABLE, key("roofline-budget-table", TABLE)),
+            ("roofline-measurement", MEASURED, key("roofline-measurement", MEASURED)),
+            ("roofline-budget-table", {"table": "memory"},
+             key("roofline-budget-table", {"table": "memory"}))]
+    run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve(), workers=2)
+    try:
+        with run.changed:
+            assert run.changed.wait_for(lambda: not run.running, timeout=60)
+        assert len(run.procs) == 2
+        assert run.status == {jobs[1][2]: "ok", jobs[2][2]: "ok"}  # the first is the build's
+        assert sorted(p.stem for p in cache.rglob("*.html")) == sorted([jobs[1][2], jobs[2][2]])
+    finally:
+        run.close()
+
+
+def test_a_worker_that_dies_leaves_every_block_to_the_page(cache):
+    jobs = [("roofline-budget-table", TABLE, key("roofline-budget-table", TABLE)),
+            ("roofline-measurement", MEASURED, key("roofline-measurement", MEASURED))]
+    run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve())
+    try:
+        for proc in run.procs:
+            proc.kill()
+        assert run.claim(jobs[1][2]) is None
+    finally:
+        run.close()
+
+
+# ---------------------------------------------------------------- the site
+
+def differences(a: Path, b: Path) -> list[str]:
+    """Files (relative paths) that one site has and the other lacks, or that differ."""
+    files = {p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
+    files |= {p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file()}
+    return sorted(f for f in files if not (a / f).is_file() or not (b / f).is_file()
+                  or (a / f).read_bytes() != (b / f).read_bytes())
+
+
+def test_differences_names_an_edited_a_missing_and_an_extra_file(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for site in (a, b):
+        (site / "x").mkdir(parents=True)
+        (site / "x" / "same.html").write_text("same")
+        (site / "edited.html").write_text("one")
+    (b / "edited.html").write_text("two")
+    (a / "only-a.js").write_text("")
+    (b / "x" / "only-b.css").write_text("")
+    assert differences(a, b) == ["edited.html", "only-a.js", "x/only-b.css"]
+    assert differences(a, a) == []
+
+
+def test_the_cold_build_drew_ahead_and_is_the_same_site_without_it(built_site, tmp_path):
+    log = (built_site.parent / "log.txt").read_text(encoding="utf-8")
+    m = re.search(r"roofline: (\d+) of (\d+) widget block\(s\) drawn ahead", log)
+    assert m, log[-2000:]
+    assert 0 < int(m[1]) <= int(m[2])
+    alone = tmp_path / "site"
+    proc = build_site(alone, env={"ROOFLINE_CACHE": "0"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "drawn ahead" not in proc.stderr
+    assert differences(built_site, alone) == []
