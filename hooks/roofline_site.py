@@ -81,8 +81,8 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Number the page's figures in order, in each caption's text."""
-    return captions.number_figures(html)
+    """Put back the tables set aside while the page converted; number its figures in order."""
+    return captions.number_figures(build.restore_tables(html, f"docs/{page.file.src_uri}"))
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:

@@ -26,15 +26,38 @@ _ZIP_LINK = re.compile(r'<a\b[^>]*\bhref="(?:[^"]*/)?' + re.escape(Path(ZIP_URI)
                        + r'"[^>]*>(.*?)</a>', re.S)
 
 
+# The markers' HTML tables, set aside while Python-Markdown converts their page: they are
+# finished HTML, and its raw-HTML passes (md_in_html's and MkDocs' own) parsed their every
+# cell twice, a fifth of a build. A comment stands in for each; restore_tables() puts them back.
+_TABLE = re.compile(r"<table\b.*?</table>", re.S)
+_TOKEN = re.compile(r"<!--rl-table:(\d+)-->")
+_aside: dict[str, list[str]] = {}
+"""Each page's tables set aside, by its `where`, from render_markdown to restore_tables."""
+
+
 def render_markdown(markdown: str, where: str, source: str | None = None) -> str:
     """Expand every `<!-- rl:... -->` marker of one page from the model. With the page's
-    source, errors give line numbers of the file (MkDocs has stripped its front matter)."""
+    source, errors give line numbers of the file (MkDocs has stripped its front matter).
+    The markers' HTML tables are set aside (restore_tables puts them back after Markdown)."""
     first_line = 1
     if source and markdown.strip():
         head = source.find(markdown.strip()[:200])
         if head > 0:
             first_line = source.count("\n", 0, head) + 1 - (len(markdown) - len(markdown.lstrip("\n")))
-    return expand(markdown, load_context(), where, first_line)
+    kept = _aside[where] = []
+
+    def aside(body: str) -> str:
+        def token(m: re.Match) -> str:
+            kept.append(m.group(0))
+            return f"<!--rl-table:{len(kept) - 1}-->"
+        return _TABLE.sub(token, body)
+    return expand(markdown, load_context(), where, first_line, aside=aside)
+
+
+def restore_tables(html: str, where: str) -> str:
+    """The page's HTML with the tables render_markdown set aside back in place."""
+    kept = _aside.pop(where, [])
+    return _TOKEN.sub(lambda m: kept[int(m.group(1))], html) if kept else html
 
 
 def generated_files() -> dict[str, str | bytes]:

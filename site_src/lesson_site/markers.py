@@ -117,8 +117,11 @@ def render_call(call: Call, ctx: Context, where: str) -> str:
     return out
 
 
-def expand(text: str, ctx: Context, where: str, first_line: int = 1) -> str:
-    """Replace every marker in text. Block markers must sit alone on their line."""
+def expand(text: str, ctx: Context, where: str, first_line: int = 1,
+           aside: Callable[[str], str] | None = None) -> str:
+    """Replace every marker in text. Block markers must sit alone on their line; `aside`, if
+    given, is applied to each block marker's output (lesson_site.build sets its tables aside
+    while the page converts)."""
     parts, pos = [], 0
     for call in parse(text, where, first_line):
         mk = REGISTRY.get(call.name)
@@ -131,6 +134,8 @@ def expand(text: str, ctx: Context, where: str, first_line: int = 1) -> str:
                                     entry=f"line {call.line}", field=f"rl:{call.name}")
             indent = text[line_start:call.start]
             body = render_call(call, ctx, where)
+            if aside is not None:
+                body = aside(body)
             parts.append(text[pos:call.start])
             parts.append(("\n" + indent).join(body.strip("\n").split("\n")))
         else:
