@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import build_site
+from roofline.errors import RooflineError
 from roofline.hosts import ahead, buildcache, door
 
 TABLE = {"table": "fusions"}
@@ -74,6 +75,18 @@ def test_the_plan_keeps_what_the_cache_lacks_once_and_leaves_bad_fences_to_the_p
                                             ("roofline-budget-table", TABLE)]
     buildcache.store(jobs[0][2], "<p>cached</p>")
     assert [k for k, _, _ in ahead.plan(pages)] == ["roofline-budget-table"]
+
+
+def test_how_many_workers(monkeypatch):
+    monkeypatch.setattr(ahead, "default_workers", lambda: 1)
+    monkeypatch.delenv("ROOFLINE_WORKERS", raising=False)
+    assert (ahead.workers(None), ahead.workers(0), ahead.workers(3), ahead.workers(-2)) == \
+        (1, 0, 3, 0)
+    monkeypatch.setenv("ROOFLINE_WORKERS", "0")
+    assert (ahead.workers(None), ahead.workers(2)) == (0, 2)  # the plugin's option wins
+    monkeypatch.setenv("ROOFLINE_WORKERS", "two")
+    with pytest.raises(RooflineError, match="ROOFLINE_WORKERS: must be a whole number of processes, got 'two'"):
+        ahead.workers(None)
 
 
 def test_no_cache_no_plan(monkeypatch):

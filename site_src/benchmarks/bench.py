@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="only the ceiling: N Lighthouse (mobile) runs each on a bare Material "
                          "page of the lesson's text and tables and on our lesson, interleaved")
     ap.add_argument("--build-rounds", type=int, default=0, metavar="N",
-                    help="only the build ratios: N interleaved rounds of cold, warm and bare "
+                    help="only the build ratios: N interleaved rounds of cold, cold in one process "
+                         "(no render-ahead worker), warm and bare "
                          "Material builds (JSON on stdout)")
     args = ap.parse_args(argv)
     if args.build_rounds:

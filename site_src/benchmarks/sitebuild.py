@@ -90,26 +90,33 @@ def _timed_build(config: Path, dest: Path, cwd: Path, env: dict) -> tuple[float,
 
 
 def bench_build_rounds(rounds: int) -> dict:
-    """Cold (an empty ROOFLINE_CACHE_DIR), warm (a cache filled before the rounds) and bare
-    Material builds, interleaved round by round so each meets the same machine load."""
+    """Cold (an empty ROOFLINE_CACHE_DIR), cold drawing every widget in the build's own process
+    (ROOFLINE_WORKERS=0: no render-ahead worker), warm (a cache filled before the rounds) and
+    bare Material builds, interleaved round by round so each meets the same machine load.
+    CPU counts the worker too (a child the build waits for)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         bare = bare_config(tmp / "bare")
         warm_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / "warm-cache")}
         _timed_build(ROOT / "mkdocs.yml", tmp / "fill", ROOT, warm_env)
-        runs: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": [], "bare": []}
+        runs: dict[str, list[tuple[float, float]]] = {"cold": [], "cold, one process": [],
+                                                      "warm": [], "bare": []}
         for i in range(rounds):
             cold_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / f"cold-cache{i}")}
             runs["cold"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"c{i}", ROOT, cold_env))
+            one_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / f"one-cache{i}"),
+                       "ROOFLINE_WORKERS": "0"}
+            runs["cold, one process"].append(
+                _timed_build(ROOT / "mkdocs.yml", tmp / f"o{i}", ROOT, one_env))
             runs["warm"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"w{i}", ROOT, warm_env))
             # From the repository, like ours: snippets' paths are relative to the cwd.
             runs["bare"].append(_timed_build(bare, tmp / f"b{i}", ROOT, ENV))
-            for name in ("c", "w", "b"):
+            for name in ("c", "o", "w", "b"):
                 shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
     out = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
                "wall_median": median([w for w, _ in v]), "cpu_median": median([c for _, c in v])}
            for k, v in runs.items()}
-    for k in ("cold", "warm"):
+    for k in ("cold", "cold, one process", "warm"):
         out[k]["ratio_wall"] = out[k]["wall_median"] / out["bare"]["wall_median"]
         out[k]["ratio_cpu"] = out[k]["cpu_median"] / out["bare"]["cpu_median"]
     return out

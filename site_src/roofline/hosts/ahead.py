@@ -22,8 +22,9 @@ order MkDocs converts them:
 The blocks are the same bytes either way: the same renderer on the same settings (item ids are
 renumbered from the text, so they do not depend on the process; a test builds the site both
 ways and compares). A block whose drawing warned or raised in the worker is drawn again here,
-so the page reports the message or the error in its place. The plugin's `workers: 0` (or one
-CPU, or the cache turned off: ROOFLINE_CACHE=0) draws everything in the build's own process.
+so the page reports the message or the error in its place. The plugin's `workers: 0` (or
+ROOFLINE_WORKERS=0, one CPU, or the cache turned off: ROOFLINE_CACHE=0) draws everything in the
+build's own process.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
+from roofline.errors import RooflineError
 from roofline.hosts import buildcache, door
 
 log = logging.getLogger("mkdocs.plugins.roofline")
@@ -51,6 +53,20 @@ _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*\{?\.?(?P<ki
                    r"[^\n`]*$")
 WAIT_S = 120.0
 """The longest a page waits for the worker's block before drawing it itself."""
+
+
+def workers(option: int | None) -> int:
+    """How many processes draw ahead: the plugin's `workers` option, else ROOFLINE_WORKERS,
+    else default_workers(); a bad ROOFLINE_WORKERS is an error naming it."""
+    if option is None:
+        env = os.environ.get("ROOFLINE_WORKERS", "").strip()
+        if env:
+            try:
+                option = int(env)
+            except ValueError:
+                raise RooflineError(f"must be a whole number of processes, got {env!r}",
+                                    where="ROOFLINE_WORKERS") from None
+    return max(0, default_workers() if option is None else option)
 
 
 def default_workers() -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
@@ -22,6 +23,7 @@ from typing import Any
 
 from mkdocs.utils import get_relative_url
 
+from roofline.errors import RooflineError
 from roofline.hosts import ahead, buildcache, fences, host_check
 from roofline.render import assets, blockstyle
 from roofline.widgets import model_option
@@ -73,9 +75,11 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         # The widgets the disk cache lacks go to a worker now, which draws them while MkDocs
         # reads its files and converts the pages (a cold build; hosts/ahead.py). The pages are
         # read from the docs folder in MkDocs' order: which fences a page has is only a hint.
-        workers = self.config.workers
-        ahead.start(_pages(Path(config.docs_dir)),
-                    workers=max(0, ahead.default_workers() if workers is None else workers),
+        try:
+            workers = ahead.workers(self.config.workers)
+        except RooflineError as exc:
+            raise PluginError(f"roofline: {exc}") from None
+        ahead.start(_pages(Path(config.docs_dir)), workers=workers,
                     docs_dir=Path(config.docs_dir))
         return config
 
