@@ -15,6 +15,10 @@ beside mkdocs.yml); else no disk cache (the CLI, Sphinx and tests render every t
 set ROOFLINE_CACHE_DIR). ROOFLINE_CACHE=0 turns it off. Entries are written atomically, so
 parallel builds can share a folder; delete the folder to empty it. A hit refreshes an entry's
 date, and the plugin drops entries unused for MAX_AGE_DAYS (old code, old data) at each build.
+
+A missing block is asked of `draw_elsewhere`'s claim first: during a cold MkDocs build the
+render-ahead worker (roofline.hosts.ahead) has drawn most of them into this folder. Our code's
+hash is read once per MkDocs build (configure() starts each), elsewhere at each block.
 """
 
 from __future__ import annotations
