@@ -221,8 +221,9 @@
   // window.rooflineItems[key] — a <script data-src> fetched only now, which works from file://.
   function itemOf(block) {
     var s = block.querySelector("script.roofline-item");
-    var key = s && s.getAttribute("data-roofline-item");
-    if (!key) return Promise.resolve(JSON.parse(s.textContent));
+    if (!s) return Promise.reject(new Error("roofline: the block has no plot item"));
+    var key = s.getAttribute("data-roofline-item");
+    if (!key) return Promise.resolve().then(function () { return JSON.parse(s.textContent); });
     var registry = window.rooflineItems || {};
     if (registry[key]) return Promise.resolve(registry[key]);
     // One request per item file, whoever asks first (the warm-up below, or the render).
@@ -291,7 +292,11 @@
     if (block.getAttribute("data-roofline-state")) return;
     block.setAttribute("data-roofline-state", "loading");
     block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
-    Promise.all([loadBokeh(), itemOf(block)]).then(function (got) {
+    // In a promise from the start: any error ends in "failed" with its note, never a block
+    // left "loading".
+    Promise.resolve().then(function () {
+      return Promise.all([loadBokeh(), itemOf(block)]);
+    }).then(function (got) {
       return embed(got[0], got[1], block.querySelector(".roofline-target"));
     }).then(function (docs) {
       labelSliders(block);
@@ -312,11 +317,20 @@
   var io = null;
   var seen = [];
 
+  // A block the parser has finished: its item script, the last thing it needs, is there and
+  // something follows the block (its closing tag has been read).
+  function complete(block) {
+    return !!(block.querySelector("script.roofline-item") && block.nextSibling);
+  }
+
   // Watch each block as soon as the parser has made it; BokehJS starts loading when one comes
   // within 1500 px of the viewport.
   function watch() {
     document.querySelectorAll(".roofline-block").forEach(function (b) {
       if (seen.indexOf(b) >= 0) return;
+      // While the page parses, a block can be in the DOM before its children are: take it
+      // once its plot item is (a later mutation, or DOMContentLoaded, calls this again).
+      if (document.readyState === "loading" && !complete(b)) return;
       seen.push(b);
       if (io) io.observe(b);
       else render(b);
