@@ -292,8 +292,7 @@
     if (block.getAttribute("data-roofline-state")) return;
     block.setAttribute("data-roofline-state", "loading");
     block.setAttribute("data-roofline-theme", dark() ? "dark" : "light");
-    // In a promise from the start: any error ends in "failed" with its note, never a block
-    // left "loading".
+    // In a promise from the start: an error ends in "failed", never a block left "loading".
     Promise.resolve().then(function () {
       return Promise.all([loadBokeh(), itemOf(block)]);
     }).then(function (got) {
@@ -314,8 +313,7 @@
     });
   }
 
-  var io = null;
-  var seen = [];
+  var io = null, seen = [];
 
   // A block the parser has finished: its item script, the last thing it needs, is there and
   // something follows the block (its closing tag has been read).
