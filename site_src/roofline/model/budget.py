@@ -272,19 +272,17 @@ class Budget:
         time and launches, the pass's launches and the data-parallel communication."""
         out = {"memory": 0.0, "attention": 0.0, "gemm": 0.0, "optimizer": 0.0}
         peak, bw = self.peak_flops_per_s, self.bandwidth_bytes_per_s
-        pass_s, launches = 0.0, 0  # pass_time_s and launches, summed in the same walk
+        pass_s = 0.0  # pass_time_s, summed in the same walk (the payload asks ~10^3 times)
         for k in self.kernels:
             # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
             per_copy = float(time_lower_bound(k.flops, k.bytes, peak, bw))
             pass_s += k.count * per_copy
-            launches += k.launches * k.count
             key = ("gemm" if k.op_class == GEMM else "attention" if k.op_class == ATTENTION
                    else "optimizer" if k.pass_ == "optimizer" else "memory")
             out[key] += k.count * (per_copy - k.useful_flops / peak)
-        recomputed = self.recomputed
         return {**out, "pass": pass_s - out["optimizer"],
-                "recompute": sum(k.time_s(peak, bw) for k in recomputed), "launches": launches,
-                "recompute_launches": sum(k.launches * k.count for k in recomputed),
+                "recompute": self.recompute_time_s, "launches": self.launches,
+                "recompute_launches": self.recompute_launches,
                 "communication": self.communication_time_s}
 
     @property

@@ -50,8 +50,8 @@ def item_json(layout: Model) -> str:
 
 def as_json_text(value: Any) -> str:
     """A large callback argument as compact JSON text (render/js/jsonarg.mjs parses it once):
-    Bokeh walks a nested value element by element for references and again to encode it,
-    a third of the budget widget's build for its 240 KB payload; a string is one value."""
+    Bokeh walks a nested value element by element for references and again to encode it
+    (half the budget block's drawing, for its 240 KB payload); a string is one value."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 

@@ -1,6 +1,6 @@
 // A large payload reaches a callback as JSON text rather than as a nested value: Bokeh's Python
 // side walks and encodes a nested value element by element (the budget widget's 240 KB payload
-// cost a third of its build), and BokehJS decodes it the same way on every load. Text is one
+// cost half its block's drawing), and BokehJS decodes it the same way on every load. Text is one
 // string each way; it is parsed here once per text (the same text on every later change).
 // Python hands it over with roofline.render.embed.as_json_text.
 
