@@ -228,7 +228,6 @@ class RenderAhead:
 
 
 _active: RenderAhead | None = None
-_exit_hooks: list = []
 
 
 def start(pages: Iterable[tuple[str, str]], *, workers: int, docs_dir: Path | None) -> int:
@@ -239,9 +238,6 @@ def start(pages: Iterable[tuple[str, str]], *, workers: int, docs_dir: Path | No
     jobs = plan(pages) if workers > 0 else []
     if jobs:
         _active = RenderAhead(jobs, docs_dir=docs_dir, workers=workers)
-        if stop not in _exit_hooks:  # a build that never ended (an error before on_post_build)
-            atexit.register(stop)
-            _exit_hooks.append(stop)
         buildcache.draw_elsewhere(claim)
         log.debug("roofline: drawing %d widget block(s) ahead in %d worker(s)", len(jobs),
                   workers)
@@ -264,6 +260,9 @@ def stop() -> None:
 def claim(key: str) -> str | None:
     """What buildcache.cached() asks before it draws a block itself."""
     return _active.claim(key) if _active is not None else None
+
+
+atexit.register(stop)  # a build that never ended (an error before on_post_build): no worker left
 
 
 # ---------------------------------------------------------------- the worker process
