@@ -19,15 +19,15 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
 class NetLog:
-    """A tab's requests in flight and when its network last did anything (a request started
+    """A tab's requests in flight and a count of everything its network did (a request started
     or ended, a document loaded), from Playwright's events: track_network(page) makes one."""
 
     def __init__(self) -> None:
         self.inflight: dict[object, str] = {}
-        self.last = time.monotonic()
+        self.events = 0
 
     def _touch(self, *_) -> None:
-        self.last = time.monotonic()
+        self.events += 1
 
     def _start(self, request) -> None:
         self.inflight[request] = request.url
@@ -40,12 +40,19 @@ class NetLog:
 
 _NETWORK: "weakref.WeakKeyDictionary[object, NetLog]" = weakref.WeakKeyDictionary()
 
-# How long the network must have been still for settle() to call a page done. Playwright's
-# "networkidle" asks for 500 ms with no connection, waited out on every settle of a page whose
-# blocks were ready sooner; a request the page makes later than this after its last activity
-# is not waited for (tests/test_quality_gates.py seeds one 100 ms after load and sees it
-# caught).
+# How long, in the page's own time, the network must have been still for settle() to call a
+# page done. The window is a timer in the page, not a clock in this process: the HTML timer
+# rules run a page's earlier timer of up to the same delay first, so a request the page makes
+# from a timer of up to QUIET_MS set before the wait began (tests/test_quality_gates.py seeds
+# one 100 ms after load) has been asked for before the window closes, however slow the
+# machine. CONFIRM_MS more of page time then lets that request's event, which reaches this
+# process by another path than the window's end, arrive before settle returns. (Playwright's
+# "networkidle" waits 500 ms of wall time with no connection, which a busy machine can
+# outlast before the page's own timers even run.)
 QUIET_MS = 200
+CONFIRM_MS = 100
+
+_PAGE_WAIT_JS = "(ms) => new Promise((r) => setTimeout(r, ms))"
 
 
 def track_network(page) -> NetLog:
@@ -61,24 +68,59 @@ def track_network(page) -> NetLog:
 
 
 def network_quiet(page, *, quiet_ms: int = QUIET_MS, timeout_ms: int = 20000) -> None:
-    """Wait until page has no request in flight and none started or ended, and no document
-    loaded, for quiet_ms; a page without track_network waits for Playwright's networkidle. On a
-    timeout, fail naming the requests still in flight."""
+    """Wait until page has no request in flight and its network has done nothing (no request
+    started or ended, no document loaded) for quiet_ms and then CONFIRM_MS of the page's own
+    time; quiet_ms=0 waits for nothing in flight only. A page without track_network waits for
+    Playwright's networkidle. timeout_ms only turns a page that never goes quiet into a failure
+    naming the requests still in flight; what is waited for is the page's own events."""
     net = _NETWORK.get(page)
     if net is None:
         page.wait_for_load_state("networkidle", timeout=timeout_ms)
         return
     deadline = time.monotonic() + timeout_ms / 1000
     while True:
-        now = time.monotonic()
-        still = now - net.last
-        if not net.inflight and still >= quiet_ms / 1000:
+        while net.inflight:  # Playwright delivers the request events while the page waits
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the network never went quiet for {quiet_ms} ms in "
+                                     f"{timeout_ms} ms; in flight: {sorted(net.inflight.values())}")
+            page.wait_for_timeout(20)
+        if not quiet_ms:
             return
-        if now > deadline:
+        seen = net.events
+        page.evaluate(_PAGE_WAIT_JS, quiet_ms)
+        if net.events == seen and not net.inflight:
+            page.evaluate(_PAGE_WAIT_JS, CONFIRM_MS)
+            if net.events == seen and not net.inflight:
+                return
+        if time.monotonic() > deadline:
             raise AssertionError(f"the network never went quiet for {quiet_ms} ms in "
                                  f"{timeout_ms} ms; in flight: {sorted(net.inflight.values())}")
-        # Playwright delivers the events while it waits; wake as the window would close.
-        page.wait_for_timeout(max(10, min(50, quiet_ms - still * 1000)))
+
+
+# Resolves after three painted frames: BokehJS paints a change on the next animation frame
+# (its paint is throttled to one a frame), and a layout that paint asks for on the one after, so
+# what a change set going has come to is on screen. Counted in frames the page painted, not in
+# milliseconds, so a slow machine waits as long as it needs. (Awaiting the views' `ready`
+# promises instead can wait for ever: one of them never settles on these pages.)
+BOKEH_IDLE_JS = """async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  for (let i = 0; i < 3; i++) await frame();
+  return (window.Bokeh && window.Bokeh.index) ? window.Bokeh.index.roots.length : 0; }"""
+
+
+def bokeh_idle(page) -> int:
+    """Wait until BokehJS has painted what a change queued (BOKEH_IDLE_JS); returns the number of
+    root views."""
+    return page.evaluate(BOKEH_IDLE_JS)
+
+
+def painted(page, *, timeout_ms: int = 20000) -> None:
+    """After a scroll or a resize: every plot block the loader has started has finished (ready
+    or failed), and BokehJS has painted what it had queued (bokeh_idle)."""
+    page.wait_for_function("""() => [...document.querySelectorAll('.roofline-block')]
+        .every((b) => !b.dataset.rooflineState || ['ready', 'failed']
+        .includes(b.dataset.rooflineState))""", timeout=timeout_ms)
+    bokeh_idle(page)
 
 
 def settle(page, *, timeout_ms: int = 20000, through: bool = False) -> None:
@@ -97,7 +139,8 @@ def settle(page, *, timeout_ms: int = 20000, through: bool = False) -> None:
     if through:
         page.evaluate("""async () => {
             for (let y = 0; y < document.body.scrollHeight; y += 600) {
-                window.scrollTo(0, y); await new Promise(r => setTimeout(r, 40)); }
+                window.scrollTo(0, y);
+                await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))); }
             window.scrollTo(0, 0); }""")
     else:
         page.evaluate("""async (timeoutMs) => {

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import logging
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -143,10 +142,8 @@ def test_claims_take_back_what_the_worker_has_not_started_and_wait_for_the_rest(
     run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve())
     try:
         assert run.claim(jobs[0][2]) is None  # the first is this process's (reserved)
-        deadline = time.monotonic() + 60
-        while jobs[1][2] not in run.status:  # the worker has drawn the second
-            assert time.monotonic() < deadline, run.status
-            time.sleep(0.02)
+        with run.changed:  # the worker has drawn the second (60 s: a hang guard only)
+            assert run.changed.wait_for(lambda: jobs[1][2] in run.status, timeout=60), run.status
         second = run.claim(jobs[1][2])
         assert run.claim("f" * 64) is None  # not a job
         with pytest.MonkeyPatch.context() as mp:

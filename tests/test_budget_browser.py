@@ -10,7 +10,7 @@ import math
 import pytest
 
 from conftest import screenshot
-from pagecheck import first_block_ready, poll
+from pagecheck import first_block_ready, painted, poll
 from roofline import default_catalog
 from roofline.model.budget import Assumptions, budget
 from roofline.model.example import EXAMPLE
@@ -204,10 +204,10 @@ def test_screenshots(built_site, site_server, open_page, name, width, scheme):
     # The loader gives the figures the page's background: dark in slate, white otherwise.
     assert (st["bg"].lower() not in ("#fff", "#ffffff", "white")) == dark, st["bg"]
     w.page.locator(".roofline-block").first.evaluate("e => e.scrollIntoView()")
-    w.page.wait_for_timeout(300)
+    painted(w.page)
     screenshot(w.page, name)
     w.page.evaluate("window.scrollBy(0, 700)")
-    w.page.wait_for_timeout(200)
+    painted(w.page)
     screenshot(w.page, name + "-plots")
     # At 412 px nothing may overflow the page sideways.
     assert w.page.evaluate("document.documentElement.scrollWidth") <= width + 1

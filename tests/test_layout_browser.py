@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 import layoutcheck
+from pagecheck import BOKEH_IDLE_JS, bokeh_idle
 from conftest import view_gate, view_group, view_results
 from layoutcheck import SCREEN_CHECKS, run, run_print
 from site_helpers import LESSON
@@ -55,7 +56,7 @@ def _settle(page, timeout_ms: int = 15000) -> None:
     # Collapsed blocks are judged open, as a reader who opens them sees them.
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_timeout(100)
+    bokeh_idle(page)
 
 
 # Each view's pages are loaded once by conftest.site_views, which runs this gate on every load
@@ -148,7 +149,7 @@ _WALK = """async ([check, phone, page]) => {
   const look = async (what) => { await frame(); states++;
     let found = live(phone ? 11 : 0);
     if (found.length) {  // judge the settled frame: a redraw may still be on its way
-      await new Promise(r => setTimeout(r, 200)); await frame();
+      await (BOKEH_IDLE)();
       found = live(phone ? 11 : 0);
     }
     for (const p of found) out.push(`${what}: ${p}`); };
@@ -228,7 +229,7 @@ def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, tab_po
             page.goto(site_server.url + rel)
             page.wait_for_load_state("load")
             _settle(page)
-            n, found = page.evaluate(_WALK % layoutcheck.CHECKS["live_labels"],
+            n, found = page.evaluate(_WALK.replace("BOKEH_IDLE", BOKEH_IDLE_JS) % layoutcheck.CHECKS["live_labels"],
                                      ["live_labels", width < 1024, rel])
             states += n
             problems += found
@@ -271,7 +272,7 @@ def test_seeded_live_label_defects_are_reported(site_server, tab_pool):
             baseline: ['middle', 'middle', 'middle', 'middle', 'top', 'bottom'],
             size: ['12px', '12px', '12px', '9px', '12px', '12px'],
             style: ['normal', 'normal', 'normal', 'normal', 'normal', 'normal'] }; }""")
-        page.wait_for_timeout(300)
+        bokeh_idle(page)
         found = run(page, "live_labels")
         # The right border the last x tick needs, taken away: Bokeh centres "10,000" on the
         # frame's edge and the canvas cuts it.
@@ -279,7 +280,7 @@ def test_seeded_live_label_defects_are_reported(site_server, tab_pool):
           .get_model_by_name('roofline-figure');
           fig.min_border_right = 0;
           fig.below[0].axis_label = 'an x-axis title far too long for the width of a phone canvas'; }""")
-        page.wait_for_timeout(300)
+        bokeh_idle(page)
         cut = run(page, "live_labels")
     finally:
         tab_pool.release(w)

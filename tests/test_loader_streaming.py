@@ -4,31 +4,36 @@ The loader starts from <head> and watches blocks as the parser makes them; on a 
 (or a loaded machine) a block can be in the DOM before its plot item is. It used to render such
 a block at once: `itemOf` read the missing item's text, threw, and left the block "loading"
 for good (seen once on a fresh clone's CI: "Cannot read properties of null (reading
-'textContent')"). Here the page's bytes stop inside its first block for a second and a half,
-with the block in view: the block must end ready with no error. Seeded: the loader without its
-wait for a complete block ends the block failed."""
+'textContent')"). Here the page's bytes stop inside its first block, with the block in view,
+until the loader has run and the browser has painted three frames with the block half made
+(what the loader would act on by then, it has): the block must end ready with no error.
+Seeded: the loader without its wait for a complete block ends the block failed. The rest of
+the page is sent on those events, not after a pause, so a slow machine cannot let the loader
+start late and miss the half-made block."""
 
 from __future__ import annotations
 
 import functools
 import http.server
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from pagecheck import first_block_ready
+from pagecheck import first_block_ready, frames
 
 PAGE = "embed.html"  # its first plot is near the top: in view (with the loader's margin) at once
-PAUSE_S = 1.5
+# The rest of the page waits for the test's word (a hang guard only past this).
+HOLD_S = 60
 WAIT = 'if (document.readyState === "loading" && !complete(b)) return;'
 
 
 class _Stalling(http.server.SimpleHTTPRequestHandler):
     """Serves the site; PAGE arrives in two parts, split inside its first block (after the
-    block's plot target, before its item), PAUSE_S apart. `loader_edit` rewrites the loader."""
+    block's plot target, before its item), the second once `release` is set. `loader_edit`
+    rewrites the loader."""
     loader_edit = staticmethod(lambda text: text)
+    release: threading.Event
 
     def log_message(self, *args):
         pass
@@ -42,7 +47,7 @@ class _Stalling(http.server.SimpleHTTPRequestHandler):
             self._head("text/html; charset=utf-8", len(body))
             self.wfile.write(body[:cut])
             self.wfile.flush()
-            time.sleep(PAUSE_S)
+            self.release.wait(HOLD_S)
             self.wfile.write(body[cut:])
             return
         if path.name.startswith("roofline-loader") and path.suffix == ".js":
@@ -60,19 +65,25 @@ class _Stalling(http.server.SimpleHTTPRequestHandler):
 
 
 def _serve(root: Path, loader_edit=None):
-    handler = type("Handler", (_Stalling,), {})
+    handler = type("Handler", (_Stalling,), {"release": threading.Event()})
     if loader_edit is not None:
         handler.loader_edit = staticmethod(loader_edit)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
                                             functools.partial(handler, directory=str(root)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd
+    return httpd, handler.release
 
 
 def _first_block_state(open_page, root: Path, loader_edit=None):
-    httpd = _serve(root, loader_edit)
+    httpd, release = _serve(root, loader_edit)
     try:
-        w = open_page(f"http://127.0.0.1:{httpd.server_address[1]}/{PAGE}")
+        w = open_page("about:blank")
+        w.page.goto(f"http://127.0.0.1:{httpd.server_address[1]}/{PAGE}", wait_until="commit")
+        w.page.wait_for_function("() => window.roofline && window.roofline.render"
+                                 " && document.querySelector('.roofline-block')"
+                                 " && document.readyState === 'loading'", timeout=30000)
+        frames(w.page, 3)
+        release.set()
         w.page.wait_for_load_state("load")
         w.page.wait_for_function(
             "() => { const b = document.querySelector('.roofline-block');"
@@ -81,6 +92,7 @@ def _first_block_state(open_page, root: Path, loader_edit=None):
         return w, w.page.evaluate(
             "() => document.querySelector('.roofline-block').getAttribute('data-roofline-state')")
     finally:
+        release.set()
         httpd.shutdown()
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import screenshot
-from pagecheck import first_block_ready, frames
+from pagecheck import first_block_ready, frames, painted
 from roofline.measure import load
 
 pytestmark = pytest.mark.browser
@@ -162,6 +162,6 @@ def test_screenshots_light_dark_and_narrow(site_server, open_page, tmp_path):
         ready(w)
         pick(w, write(tmp_path, "mine.json", mutated(label="Picked box")), "Picked box")
         w.page.locator(".roofline-block").first.scroll_into_view_if_needed()
-        w.page.wait_for_timeout(300)
+        painted(w.page)
         assert screenshot(w.page, name).stat().st_size > 10_000
         w.assert_clean()

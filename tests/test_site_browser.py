@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from conftest import screenshot
-from pagecheck import settle
+from pagecheck import network_quiet, settle
 from lesson_site.build import ZIP_ROOT, ZIP_URI
 from site_helpers import LESSON, read_main
 from test_visibility_browser import SHIFTS_JS
@@ -51,8 +51,8 @@ def test_search_waits_for_the_reader_over_http(site_server, open_page):
     overrides/partials/search-on-demand.html makes them wait until the reader opens search
     (as Material does from file://). The first view asks for neither; search then works."""
     w = open_page(site_server.url + LESSON)
-    w.page.wait_for_load_state("networkidle")
-    w.page.wait_for_timeout(300)
+    w.page.wait_for_load_state("load")
+    network_quiet(w.page)
     fetched = "() => performance.getEntriesByType('resource').map((e) => e.name)"
     first = w.page.evaluate(fetched)
     assert not [u for u in first if "search_index" in u or "/workers/search." in u], first
