@@ -113,7 +113,7 @@ def test_sphinx_directive_reads_the_config_beside_its_source(tmp_path):
     src = tmp_path / "src"
     (src / "models").mkdir(parents=True)
     (src / "models" / "config.json").write_text(json.dumps(MOE), encoding="utf-8")
-    (src / "conf.py").write_text('extensions = ["roofline.hosts.sphinx"]\n', encoding="utf-8")
+    (src / "conf.py").write_text('extensions = ["roofline.sphinx"]\n', encoding="utf-8")
     (src / "index.rst").write_text("MoE\n===\n\n.. roofline::\n   :tokens: 64\n"
                                    "   :model: models/config.json\n", encoding="utf-8")
     status, log = sphinx_build(src, tmp_path / "html")

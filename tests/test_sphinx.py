@@ -1,4 +1,4 @@
-"""The Sphinx extension (roofline.hosts.sphinx): a fixture project with furo, one reST and one MyST page
+"""The Sphinx extension (roofline.sphinx, implemented in roofline.hosts.sphinx): a fixture project with furo, one reST and one MyST page
 of two plots each, built once per session with -W; a bad-option project that must fail naming
 file and line; and, in Chromium over http and file://, the built pages."""
 
@@ -110,7 +110,7 @@ def test_a_ceiling_the_chip_lacks_warns_at_its_line(tmp_path):
     """A Sphinx warning at the option's line (so -W fails the build), as the fence's."""
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["roofline.hosts.sphinx"]\n', encoding="utf-8")
+    (src / "conf.py").write_text('extensions = ["roofline.sphinx"]\n', encoding="utf-8")
     (src / "index.rst").write_text("L4\n==\n\n.. roofline::\n   :hardware: l4\n"
                                    "   :ceilings: sram, host\n", encoding="utf-8")
     status, log = sphinx_build(src, tmp_path / "html")
@@ -123,7 +123,7 @@ def test_a_ceiling_the_chip_lacks_warns_at_its_line(tmp_path):
 def test_options_and_body_giving_the_same_key_is_an_error(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
-    (src / "conf.py").write_text('extensions = ["roofline.hosts.sphinx"]\n', encoding="utf-8")
+    (src / "conf.py").write_text('extensions = ["roofline.sphinx"]\n', encoding="utf-8")
     (src / "index.rst").write_text("Twice\n=====\n\n.. roofline::\n   :ai: 2\n\n   ai: 3\n",
                                    encoding="utf-8")
     status, log = sphinx_build(src, tmp_path / "html")

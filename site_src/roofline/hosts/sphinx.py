@@ -1,4 +1,4 @@
-"""Sphinx extension: `extensions = ["roofline.hosts.sphinx"]` adds the `roofline` directive (and
+"""Sphinx extension: `extensions = ["roofline.sphinx"]` adds the `roofline` directive (and
 `roofline-budget`, `roofline-budget-table`, `roofline-measurement`), the MkDocs fences' twins.
 
 Three spellings reach the same code (the last two need myst-parser)::
