@@ -49,8 +49,8 @@ _NETWORK: "weakref.WeakKeyDictionary[object, NetLog]" = weakref.WeakKeyDictionar
 # process by another path than the window's end, arrive before settle returns. (Playwright's
 # "networkidle" waits 500 ms of wall time with no connection, which a busy machine can
 # outlast before the page's own timers even run.)
-QUIET_MS = 200
-CONFIRM_MS = 100
+QUIET_MS = 150
+CONFIRM_MS = 50
 
 _PAGE_WAIT_JS = "(ms) => new Promise((r) => setTimeout(r, ms))"
 

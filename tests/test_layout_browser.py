@@ -210,7 +210,7 @@ _WALK = """async ([check, phone, page]) => {
     }
   }
   return [states, [...new Set(out)]];
-}"""
+}""".replace("BOKEH_IDLE", BOKEH_IDLE_JS)
 
 
 @pytest.mark.parametrize("width", [pytest.param(w, marks=pytest.mark.xdist_group(f"live-walk-{w}"))
@@ -229,7 +229,7 @@ def test_every_live_plot_state_keeps_its_labels_apart(width, site_server, tab_po
             page.goto(site_server.url + rel)
             page.wait_for_load_state("load")
             _settle(page)
-            n, found = page.evaluate(_WALK.replace("BOKEH_IDLE", BOKEH_IDLE_JS) % layoutcheck.CHECKS["live_labels"],
+            n, found = page.evaluate(_WALK % layoutcheck.CHECKS["live_labels"],
                                      ["live_labels", width < 1024, rel])
             states += n
             problems += found
