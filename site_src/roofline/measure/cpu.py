@@ -65,10 +65,10 @@ def level_of(working_set: float, sizes: dict[str, int], array_bytes: float | Non
 
 
 def dram_array_bytes(sizes: dict[str, int]) -> int:
-    """Bytes of each array of a DRAM run: DRAM_ARRAY_MULTIPLE (8) × the last-level cache.
+    """Bytes of each array of a DRAM run: DRAM_ARRAY_MULTIPLE (4) × the last-level cache.
     STREAM asks 4 × all the caches together; where the last level holds most of the cache
-    (say a 32 MiB L3 beside two 1 MiB L2s) 8 × it is the larger demand, and it needs no
-    count of cache instances the OS may not report."""
+    (say a 32 MiB L3 beside two 1 MiB L2s: 128 MiB against STREAM's 136 MiB) the two are a
+    few percent apart, and this needs no count of cache instances the OS may not report."""
     return DRAM_ARRAY_MULTIPLE * max(sizes.values())
 
 

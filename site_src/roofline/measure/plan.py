@@ -1,5 +1,5 @@
 """How much to measure. `full` is what the bundled measurement uses; `quick` must finish in
-under a minute on two busy cores; `tiny` exists so the test suite can run the whole pipeline
+15 s on the 2-core machine (BENCHMARKS.md); `tiny` exists so the test suite can run the whole pipeline
 in seconds (its numbers mean little)."""
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+import sys
 from typing import Callable
 
 from roofline.measure import cpu, machine
@@ -28,6 +29,12 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
     kernels = (cpu.stream_kernels(plan, sizes, threads=desc["usable_cpus"])
                + cpu.matmul_kernels(plan) + cpu.op_kernels(plan))
     results: dict[str, list[dict]] = {"stream": [], "matmul": [], "ops": []}
+    if progress:
+        dram = cpu.dram_array_bytes(sizes)
+        print(f"roofline measure: plan {plan.name}, {len(kernels)} kernels, "
+              f"{plan.method.warmup} warm-up + {plan.method.repeats} timed runs each; DRAM "
+              f"arrays {cpu.DRAM_ARRAY_MULTIPLE} × the {cpu._mib(max(sizes.values()))} "
+              f"last-level cache = {cpu._mib(dram)} each", file=sys.stderr, flush=True)
     bar = Progress(len(kernels), enabled=progress)
     for k in kernels:
         bar.step(k.label)
@@ -47,7 +54,10 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
         device="cpu", plan=plan, machine_desc=desc, versions=machine.versions(),
         results=results, memory_level="DRAM", label=label, now=now,
         last_level_cache_bytes=max(sizes.values()),
-        notes=["Ceilings (bandwidth, FLOP/s) use each kernel's fastest sample, as STREAM "
+        notes=([f"Basis: a quick measurement (`roofline measure --quick`): "
+                f"{plan.method.repeats} repeats, {len(kernels)} kernels, DRAM arrays still "
+                f"{cpu.DRAM_ARRAY_MULTIPLE} × the last-level cache; take `--full` for figures "
+                f"to publish."] if plan.name == "quick" else []) + ["Ceilings (bandwidth, FLOP/s) use each kernel's fastest sample, as STREAM "
                "reports its best rate; op times are medians. Roofs come from the dedicated "
                "kernels only (STREAM's copy, scale, add and triad; matmul), never from the "
                "ops they judge.",
@@ -60,6 +70,11 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
                "b + that) meet in cache and memory sees STREAM's three arrays.",
                "Elementwise ops run on one thread (numpy ufuncs); matmul, GEMV and GEMM run on "
                "every thread the BLAS uses.",
+               "STREAM's byte counts: copy and scale 2 words per element, add and triad 3 "
+               "(each array read or written once). Write-allocate traffic is not counted, as "
+               "STREAM does not count it: a cache that reads each stored line before writing "
+               "it moves one word more per element per stored array, so memory can carry up "
+               "to 3/2 (copy, scale) or 4/3 (add, triad) of the reported rate.",
                "bytes: the model's count (STREAM convention; roofline.model.ops cost functions). "
                "implementation_bytes: what the numpy code streams, one pass per ufunc."]),
         where="measurement just taken")

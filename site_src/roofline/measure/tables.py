@@ -75,6 +75,8 @@ def check_text(doc: dict) -> str:
     out.append(f"Check passed: within {fmt.num(chk['tolerance'] * 100)} %, arrays at least "
                f"{fmt.num(chk['array_multiple_required'])} × the last-level cache."
                if chk["passed"] else f"Check failed: {'; '.join(chk['problems'])}.")
+    if chk.get("explanation"):
+        out.append(chk["explanation"])
     return " ".join(out)
 
 
