@@ -98,3 +98,38 @@ def test_the_built_pages_print_the_running_examples_figures(built_site, figures)
     assert re.search(rf"train \(ZeRO-1, full recomputation\) 4 × 4,096 FlashAttention \S+ GB "
                      rf"\S+ s \S+ [kMGT]?B {re.escape(figures['bound'])} "
                      rf"{re.escape(figures['estimate'])}", budget), "configs table"
+
+
+# The op zoo's training presets and the tokens each one's shape implies (#36: the training
+# GEMM was 8 × 4,096 = 32,768 tokens while the budget priced 4 × 4,096).
+TRAINING_TOKENS = {
+    "rmsnorm": lambda s: s["rows"], "layernorm": lambda s: s["rows"],
+    "bias-add": lambda s: s["rows"], "gemm-train": lambda s: s["m"],
+    "gelu": lambda s: s["n"] / (4 * 4096),                      # a 4 × d_model FFN
+    "softmax": lambda s: s["rows"] / 32,                         # 32 heads, a row per query
+    "attention-train": lambda s: s["batch"] * s["q_len"],
+}
+
+
+def zoo_tokens_off(zoo, tokens: int) -> dict[str, float]:
+    """The training presets whose shape is not `tokens` tokens, with what their shape says."""
+    return {pid: f(zoo.preset(pid).shape) for pid, f in TRAINING_TOKENS.items()
+            if f(zoo.preset(pid).shape) != tokens}
+
+
+def test_the_op_zoos_training_shapes_are_the_running_examples_tokens():
+    from roofline.model.ops import default_zoo
+    assert zoo_tokens_off(default_zoo(), EXAMPLE.tokens) == {}
+    # Seeded: the zoo as it was (8 sequences) is reported, preset by preset.
+    assert set(zoo_tokens_off(default_zoo(), 2 * EXAMPLE.tokens)) == set(TRAINING_TOKENS)
+
+
+def test_the_op_zoo_page_and_the_cli_name_the_running_examples_gemm(built_site, capsys):
+    m, n, k = 16384, 11008, 4096
+    assert m == EXAMPLE.tokens
+    zoo = _text(built_site / "op-zoo.html")
+    assert f"[{m} x {k}] x [{k} x {n}]" in zoo
+    assert main(["ops", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    gemm = next(r for r in rows if r["context"].startswith("up_proj at training batch"))
+    assert gemm["flops"] == 2 * m * n * k, gemm
