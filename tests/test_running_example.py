@@ -133,3 +133,27 @@ def test_the_op_zoo_page_and_the_cli_name_the_running_examples_gemm(built_site, 
     rows = json.loads(capsys.readouterr().out)
     gemm = next(r for r in rows if r["context"].startswith("up_proj at training batch"))
     assert gemm["flops"] == 2 * m * n * k, gemm
+
+
+def _decode_launch_share(capsys, fuse: str) -> float:
+    """What `roofline budget --phase decode --batch 1 --fuse FUSE` says the launch gaps add:
+    its MFU at efficiency 1 without them over its MFU with them, less one."""
+    mfu = []
+    for extra in ([], ["--launch-overhead", "0"]):
+        assert main(["budget", "--phase", "decode", "--batch", "1", "--efficiency", "1",
+                     "--fuse", fuse, "--format", "json", *extra]) == 0
+        mfu.append(json.loads(capsys.readouterr().out)["mfu_estimate"])
+    return mfu[1] / mfu[0] - 1
+
+
+def test_the_lessons_decode_launch_figure_is_the_command_it_names(built_site, capsys):
+    """#36: the lesson's batch-1 decode launch share (+42.0 %) is the unfused step, and the
+    page says so and names the command; the command's default (FlashAttention) gives another
+    figure, which the page must not be mistaken for."""
+    lesson = _text(built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html")
+    got = _find(r"as at batch-1 decode run unfused, as eager inference launches it "
+                r"\(\+\s?([0-9.,]+)\s?%\s+on the roofline time;\s+roofline budget --phase "
+                r"decode --batch 1 --fuse none", lesson, "lesson takeaway")[0]
+    number = lambda share: re.sub(r"[^0-9.,]", "", fmt.percent(share))  # noqa: E731
+    assert got == number(_decode_launch_share(capsys, "none"))
+    assert got != number(_decode_launch_share(capsys, "flash"))  # a different workload
