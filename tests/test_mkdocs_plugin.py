@@ -183,6 +183,12 @@ def test_docs_zensical_config_runs_the_formatter_without_the_plugin(tmp_path):
         assert (tmp_path / "docs" / Path(loader).parent / a.name).exists()
 
 
+# The page's Bokeh documents in the order of their blocks on the page: roofline.documents lists
+# them as they finish rendering, which two blocks rendering at once can do in either order.
+PAGE_DOCS = ("const PAGE_DOCS = [...document.querySelectorAll('.roofline-block')].map((b) => "
+             "window.roofline.documents.find((d) => d.rooflineBlock === b)); ")
+
+
 @pytest.mark.browser
 def test_two_plots_on_one_page_work_independently(plugin_site, open_page):
     w = open_page((plugin_site / "two.html").as_uri())
@@ -196,18 +202,19 @@ def test_two_plots_on_one_page_work_independently(plugin_site, open_page):
         ".every((b) => b.dataset.rooflineState === 'ready')", timeout=20000)
     from roofline.model.catalog import default_catalog
     l4 = default_catalog()["l4"]
-    w.page.evaluate("() => { window.roofline.documents[0].get_model_by_name('hardware').value"
+    w.page.evaluate("() => { " + PAGE_DOCS + "PAGE_DOCS[0].get_model_by_name('hardware').value"
                     " = 'l4'; }")
     # A module callback runs asynchronously (BokehJS imports it), so wait for its redraw.
     w.page.wait_for_function(
-        "(r) => Math.abs(window.roofline.documents[0].get_model_by_name('ridge').location - r)"
-        " < 1e-6 * r", arg=l4.ridge_flops_per_byte("bf16"), timeout=10000)
+        "(r) => { " + PAGE_DOCS + "return Math.abs(PAGE_DOCS[0]"
+        ".get_model_by_name('ridge').location - r) < 1e-6 * r; }", arg=l4.ridge_flops_per_byte("bf16"), timeout=10000)
     ridges = w.page.evaluate(
-        "() => window.roofline.documents.map((d) => d.get_model_by_name('ridge').location)")
+        "() => { " + PAGE_DOCS + "return PAGE_DOCS.map((d) => "
+        "d.get_model_by_name('ridge').location); }")
     assert ridges[0] != ridges[1] and round(ridges[1]) == 153  # the second stays an A100
     # the scene draws one ceiling line and labels it (labels-color holds the coloured labels)
     lines, texts = w.page.evaluate(
-        "() => { const d = window.roofline.documents[0]; return ["
+        "() => { " + PAGE_DOCS + "const d = PAGE_DOCS[0]; return ["
         "d.get_model_by_name('ceilings').data.xs.length,"
         "Array.from(d.get_model_by_name('labels-color').data.text)]; }")
     from roofline import fmt
