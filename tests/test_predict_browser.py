@@ -157,13 +157,16 @@ def test_widget_tokens_slider_and_launch_floor_by_keyboard(site_url, tab_pool, p
         assert handle.count() == 1
         handle.focus()
         page.keyboard.press("End")
-        m = after("32,768 tokens per step")
+        from roofline.model.ops import default_zoo
+        train = int(default_zoo().preset("gemm-train").shape["m"])  # the slider's last mark
+        m = after(f"{train:,} tokens per step")
         assert m["tokens-points"]["color"][-1] == "#2e9e48"  # the MLP GEMMs under the roof
         preset = page.get_by_label("Op preset", exact=True)
         preset.focus()
         page.keyboard.press("End")  # the last preset: gate/up/down_proj at the slider's tokens
         m = after("gate/up/down_proj takes")
-        assert "AI 2,740 FLOP/byte" in m["readout"] and m["verdict"].startswith("Compute-bound")
+        ai = float(re.search(r"AI ([\d,]+) FLOP/byte", m["readout"])[1].replace(",", ""))
+        assert ai > 295 and m["verdict"].startswith("Compute-bound")  # past the H100's ridge
         page.get_by_role("button", name="Decode 1", exact=True).focus()
         page.keyboard.press("Enter")
         m = after("1 token per step")

@@ -65,8 +65,9 @@ def test_changing_h100_bandwidth_changes_the_lesson(built_site, tmp_path):
     assert "min(peak, 100 × 2 TB/s) = 200 TFLOP/s" in t_after
     assert "1 × 2 TB/s ≈ 2 TFLOP/s" in t_after
     # #15's teaching: the worked RMSNorm, the tokens rule and its per-chip table, the exercises
-    assert "537 MB ÷ 3.35 TB/s = 160 µs" in t_before
-    assert "537 MB ÷ 2 TB/s = 268 µs" in t_after
+    # (the op zoo's RMSNorm: 16,384 × 4,096 bf16 in and out, 268 MB, at the running example)
+    assert "268 MB ÷ 3.35 TB/s = 80.1 µs" in t_before
+    assert "268 MB ÷ 2 TB/s = 134 µs" in t_after
     assert "in bf16: ≈ 295 tokens per step" in t_before
     assert "in bf16: ≈ 495 tokens per step" in t_after
     chips = lambda path: next(t for t in tables(path) if t[0][:2] == ["Chip", "Tokens, bf16"])  # noqa: E731
