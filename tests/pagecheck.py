@@ -78,11 +78,15 @@ def network_quiet(page, *, quiet_ms: int = QUIET_MS, timeout_ms: int = 20000) ->
         page.wait_for_load_state("networkidle", timeout=timeout_ms)
         return
     deadline = time.monotonic() + timeout_ms / 1000
+
+    def check_deadline() -> None:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the network never went quiet for {quiet_ms} ms in "
+                                 f"{timeout_ms} ms; in flight: {sorted(net.inflight.values())}")
+
     while True:
         while net.inflight:  # Playwright delivers the request events while the page waits
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the network never went quiet for {quiet_ms} ms in "
-                                     f"{timeout_ms} ms; in flight: {sorted(net.inflight.values())}")
+            check_deadline()
             page.wait_for_timeout(20)
         if not quiet_ms:
             return
@@ -92,9 +96,7 @@ def network_quiet(page, *, quiet_ms: int = QUIET_MS, timeout_ms: int = 20000) ->
             page.evaluate(_PAGE_WAIT_JS, CONFIRM_MS)
             if net.events == seen and not net.inflight:
                 return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the network never went quiet for {quiet_ms} ms in "
-                                 f"{timeout_ms} ms; in flight: {sorted(net.inflight.values())}")
+        check_deadline()
 
 
 # Resolves after three painted frames: BokehJS paints a change on the next animation frame
