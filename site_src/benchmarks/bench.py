@@ -228,7 +228,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="only the build ratios: N interleaved rounds of cold, cold in one process "
                          "(no render-ahead worker), warm and bare "
                          "Material builds (JSON on stdout)")
+    ap.add_argument("--newcomer", type=int, default=0, metavar="N",
+                    help="only the newcomer's first build: a fresh clone and venv, then N "
+                         "interleaved rounds of a first build (with and without the "
+                         "render-ahead worker) and bare Material (JSON on stdout)")
     args = ap.parse_args(argv)
+    if args.newcomer:
+        from benchmarks.sitebuild import bench_newcomer
+
+        before = load_average()
+        r = bench_newcomer(args.newcomer)
+        r["load"] = f"{before} → {load_average()}"
+        print(json.dumps(r, indent=1))
+        return 0
     if args.build_rounds:
         from benchmarks.sitebuild import bench_build_rounds
 

@@ -269,3 +269,55 @@ def bench_measure_quick(runs: int) -> dict:
                             "--out", str(Path(tmp) / "m.json")], check=True, capture_output=True)
             times.append(time.perf_counter() - t)
     return {"median_s": median(times), "max_s": max(times), "runs": runs}
+
+
+def bench_newcomer(rounds: int) -> dict:
+    """The first `mkdocs build` as a newcomer meets it: a fresh clone of HEAD, a fresh venv with
+    `pip install -e .` (once; timed and reported), then per round, with and without the
+    render-ahead worker, a first build in a clone that git has just cleaned to a fresh checkout
+    (no `.cache/`, no `__pycache__`, no `site/`), against bare Material on the same text in the
+    same clone, interleaved. The OS's file cache is not dropped (a container cannot), so the
+    packages' files may be in memory: a newcomer straight after `pip install` meets the same."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        clone = tmp / "clone"
+        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        venv = tmp / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        py = str(venv / "bin" / "python")
+        t = time.perf_counter()
+        subprocess.run([py, "-m", "pip", "install", "-q", "-e", str(clone)], check=True,
+                       env={**ENV, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+        install_s = time.perf_counter() - t
+        bare = bare_config(tmp / "bare")
+        env = {k: v for k, v in ENV.items() if not k.startswith("ROOFLINE_")}
+
+        def first_build(extra: dict, config: Path) -> tuple[float, float]:
+            subprocess.run(["git", "clean", "-q", "-fdx", "-e", "*.egg-info"], cwd=clone,
+                           check=True)
+            before = os.times()
+            t0 = time.perf_counter()
+            proc = subprocess.run([py, "-m", "mkdocs", "build", "-q", "-f", str(config)],
+                                  cwd=clone, env={**env, **extra}, capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            if proc.returncode:
+                raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
+            after = os.times()
+            return wall, (after.children_user - before.children_user
+                          + after.children_system - before.children_system)
+
+        runs: dict[str, list[tuple[float, float]]] = {"first build": [],
+                                                      "first build, no worker": [], "bare": []}
+        for _ in range(rounds):
+            runs["first build"].append(first_build({}, clone / "mkdocs.yml"))
+            runs["first build, no worker"].append(first_build({"ROOFLINE_WORKERS": "0"},
+                                                              clone / "mkdocs.yml"))
+            runs["bare"].append(first_build({}, bare))
+    out: dict = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
+                     "wall_median": median([w for w, _ in v]),
+                     "cpu_median": median([c for _, c in v])} for k, v in runs.items()}
+    for k in ("first build", "first build, no worker"):
+        out[k]["ratio_wall"] = out[k]["wall_median"] / out["bare"]["wall_median"]
+        out[k]["ratio_cpu"] = out[k]["cpu_median"] / out["bare"]["cpu_median"]
+    out["pip_install_e_s"] = install_s
+    return out

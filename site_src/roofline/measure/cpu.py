@@ -298,3 +298,42 @@ def op_kernels(plan: Plan) -> list[Kernel]:
 
 def _mib(n: float) -> str:
     return f"{n / 1024:.0f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.0f} MiB"
+
+
+# ---------------------------------------------------------------- how long a plan will take
+
+def probe_rates(seconds: float = 0.05) -> dict[str, float]:
+    """A rough copy bandwidth and matmul rate of this machine, in about `seconds` each: only
+    for estimating a plan's wall time before it starts, never recorded as a figure."""
+    import time
+    rates = {}
+    src, dst = np.ones(4 * 1024 * 1024), np.zeros(4 * 1024 * 1024)     # 32 MiB each
+    dst.fill(1.0)                                     # touched: no page faults in the probe
+    a = np.ones((512, 512))
+    for key, fn, worth in (("bytes_per_s", lambda: np.copyto(dst, src), 2 * src.nbytes),
+                           ("flops_per_s", lambda: a @ a, 2 * 512 ** 3)):
+        fn()
+        calls, t0 = 0, time.perf_counter()
+        while calls < 1 or time.perf_counter() - t0 < seconds:
+            fn()
+            calls += 1
+        rates[key] = worth * calls / (time.perf_counter() - t0)
+    return rates
+
+
+def estimate_seconds(kernels: list[Kernel | Batch], method, rates: dict[str, float]) -> float:
+    """Seconds a plan should take at `rates` (probe_rates): per kernel, its arrays filled once,
+    then one sizing call, the warm-ups and the timed repeats, each sample lasting at least
+    `method.min_sample_s` (timing.time_call's rule)."""
+    total = 0.0
+    calls = 1 + max(0, method.warmup - 1) + method.repeats
+    for k in kernels:
+        records = k.records if isinstance(k, Batch) else (k.record,)
+        if k.group == "stream":   # three arrays filled by np.full
+            total += 3 * records[0]["array_bytes"] / rates["bytes_per_s"]
+        for r in records:
+            moved = r.get("implementation_bytes") or r.get("bytes") or 0.0
+            flops = r.get("flops") or 0.0
+            call = max(moved / rates["bytes_per_s"], flops / rates["flops_per_s"])
+            total += calls * max(call, method.min_sample_s)
+    return total
