@@ -275,12 +275,33 @@ def test_progress_bar_on_a_pipe_writes_whole_lines():
     assert lines[-1].endswith("done") and "3/3" in lines[-1]
 
 
+def test_estimate_counts_fills_samples_and_the_sample_floor():
+    # At 1 GB/s and 1 GFLOP/s, with warmup=1 (the sizing call is the warm-up, as in
+    # time_call) and 3 repeats, 4 calls: a stream kernel of three 1 GB arrays moving 2 GB per
+    # call fills 3 GB (3 s), then 4 calls of 2 s; a 0.5 GFLOP matmul's 0.5 s calls; an op below the 0.1 s floor costs the floor.
+    method = Method(warmup=1, repeats=3, min_sample_s=0.1)
+    rates = {"bytes_per_s": 1e9, "flops_per_s": 1e9}
+    stream = cpu.Kernel("stream", "copy", lambda: None,
+                        {"array_bytes": 1e9, "implementation_bytes": 2e9, "bytes": 2e9})
+    matmul = cpu.Kernel("matmul", "mm", lambda: None, {"flops": 5e8})
+    small = cpu.Kernel("ops", "tiny", lambda: None, {"bytes": 1e3, "flops": 1e3,
+                                                     "implementation_bytes": 1e3})
+    assert cpu.estimate_seconds([stream], method, rates) == pytest.approx(3 + 4 * 2)
+    assert cpu.estimate_seconds([matmul], method, rates) == pytest.approx(4 * 0.5)
+    assert cpu.estimate_seconds([small], method, rates) == pytest.approx(4 * 0.1)
+    rates_ = cpu.probe_rates(0.001)
+    assert rates_["bytes_per_s"] > 1e8 and rates_["flops_per_s"] > 1e8
+
+
 # ---------------------------------------------------------------- the CLI
 
 def test_cli_writes_a_valid_file_with_progress_on_stderr(tiny_run):
     proc, out = tiny_run
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
+    # the plan line, with its time estimate, comes before the first progress line
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith("roofline measure: plan tiny") and " s on this machine" in first
     assert "done" in proc.stderr and f"wrote {out}" in proc.stderr
     doc = load(out)
     assert doc["label"] == "CI box" and doc["mode"] == "tiny"
