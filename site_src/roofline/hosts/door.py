@@ -62,6 +62,8 @@ KINDS: dict[str, WidgetKind] = {
                                   "roofline.widgets.budget.layout:budget_block"),
     "roofline-budget-table": WidgetKind("roofline.widgets.budget.settings:BudgetTableSettings",
                                         "roofline.widgets.budget.layout:budget_table_block"),
+    "roofline-window": WidgetKind("roofline.widgets.window.settings:WindowSettings",
+                                  "roofline.widgets.window.block:render"),
 }
 
 

@@ -1,0 +1,66 @@
+"""The serving window's payload: what window.mjs evaluates. Per model and precision, each
+decode kernel's cost terms (roofline.model.serving.coefficients) and the memory terms; per chip,
+its peaks, HBM bandwidth and usable capacity; the launch gap; the bundled prices with their
+sources. Python computes the costs, the JavaScript every figure drawn from them."""
+
+from __future__ import annotations
+
+from roofline.model import serving
+from roofline.model.budget import default_launch_overhead_s
+from roofline.model.catalog import default_catalog
+from roofline.model.memory import usable_capacity_bytes
+from roofline.model.transformer import get_model
+
+
+def _clean(v: float, scale: float) -> float:
+    """A solved term without the solver's rounding noise (below 1e-9 of the kernel's largest)."""
+    return 0.0 if abs(v) <= 1e-9 * scale else float(f"{v:.12g}")
+
+
+def kernel_rows(cfg, b: float, fusions=frozenset({"flash"})) -> list[list[float]]:
+    rows = []
+    for t in serving.coefficients(cfg, b, fusions):
+        scale = max(1.0, *map(abs, t.flops + t.useful_flops + t.bytes))
+        rows.append([t.count, t.launches] + [_clean(v, scale) for v in
+                                              t.flops + t.useful_flops + t.bytes])
+    return rows
+
+
+def model_entry(model_id: str, precisions, catalog) -> dict:
+    cfg = get_model(model_id)
+    moe = cfg.moe
+    out = {"label": cfg.name, "params": cfg.params,
+           "moe": None if moe is None else {"experts": moe.experts, "top_k": moe.top_k},
+           "precisions": {}}
+    for p in precisions:
+        b = catalog.precision(p).bytes_per_element
+        out["precisions"][p] = {"bytes_per_element": b, "kernels": kernel_rows(cfg, b),
+                                "memory": serving.memory_terms(cfg, b)}
+    return out
+
+
+def chip_entry(hw, precisions) -> dict:
+    return {"label": hw.name, "bandwidth": hw.hbm_bandwidth_bytes_per_s,
+            "capacity": usable_capacity_bytes(hw.hbm),
+            "peaks": {p: hw.peak_flops_per_s(p) for p in precisions if p in hw.peaks}}
+
+
+def payload(settings) -> dict:
+    from roofline.widgets.window.settings import PRECISIONS
+    catalog = default_catalog()
+    precisions = tuple(dict.fromkeys((settings.precision, *PRECISIONS)))
+    chips = tuple(dict.fromkeys((settings.hardware, *settings.chips)))
+    models = tuple(dict.fromkeys((settings.model, *settings.models)))
+    prices = serving.load_prices(hardware_ids=set(catalog.accelerators))
+    return {
+        "models": {m: model_entry(m, precisions, catalog) for m in models},
+        "chips": {c: chip_entry(catalog[c], precisions) for c in chips},
+        "precisions": list(precisions),
+        "launch_s": default_launch_overhead_s(),
+        "prices": {c: {"usd_per_hour": p.usd_per_hour, "range": list(p.range_usd_per_hour),
+                       "basis": p.basis, "tier": p.tier, "date": p.date,
+                       "source": p.source_title, "url": p.url}
+                   for c, p in prices.items() if c in chips},
+        "state": settings.state(),
+        "url_state": settings.url_state,
+    }

@@ -1,0 +1,192 @@
+// The serving window drawn as static SVG (three panels over one batch axis: tokens per second
+// per chip, MFU, price per 1M tokens) and its facts as text, from window.mjs's figures. The
+// build runs it (roofline.widgets.window.block, through the embedded JS engine) for the first
+// frame, on paper and without JavaScript; the page runs it again as the reader moves a control
+// (view.mjs). One drawing per column width, as the roofline's (VARIANTS).
+import { drawChart } from "../../render/js/chart.mjs";
+import { num, percent, seconds } from "../../render/js/format.mjs";
+import { windowAt } from "./window.mjs";
+
+export const VARIANTS = [[688, "rl-window-wide"], [480, "rl-window-medium"],
+                         [320, "rl-window-narrow"]];
+export const COLORS = { launch: "#8250df", memory: "#d1352b", compute: "#2e9e48",
+                        line: "#2f7fd8", nofit: "muted", latency: "#b35900" };
+// The key's swatches, in block.py's order (launch, memory, compute, does not fit): [colour, opacity].
+export function windowColors() {
+  return [[COLORS.launch, 0.35], [COLORS.memory, 0.35], [COLORS.compute, 0.35], ["#8c959f", 0.6]];
+}
+export const REGIME_NAMES = { launch: "launch-bound", memory: "memory-bound",
+                              compute: "compute-bound" };
+
+// Ticks on a log axis at 1, 2 and 5 times each power of ten inside [lo, hi] (powers of ten
+// alone where there are more than six of those).
+export function ticks125(lo, hi) {
+  const out = [];
+  for (let k = Math.floor(Math.log10(lo)); k <= Math.ceil(Math.log10(hi)); k += 1) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** k;
+      if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push(Number(v.toPrecision(6)));
+    }
+  }
+  const decades = out.filter((v) => Number.isInteger(Math.log10(v)) ||
+                                    Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9);
+  return decades.length > 6 ? decades : out.length > 9 ? out.filter((v) => !/^2/.test(String(v))) : out;
+}
+
+function batchTicks(hi) {
+  const out = [];
+  for (let b = 1; b <= hi; b *= 2) out.push(b);
+  return out.length > 9 ? out.filter((_, i) => i % 2 === 0) : out;
+}
+
+function yRange(values) {
+  const v = values.filter((x) => x > 0 && Number.isFinite(x));
+  const lo = Math.min(...v), hi = Math.max(...v);
+  return [lo / 1.6, hi * 2.2];
+}
+
+// Dollars: a price per GPU-hour to the cent, a price per 1M tokens to three figures.
+export function hourly(x) { return `$${x.toFixed(2)}`; }
+export function money(x) { return `$${num(x, 3)}`; }
+// A count written out whole (a context of 4,096 tokens, not 4,100).
+export function whole(x) { return num(Math.round(x), 16); }
+// Bytes of memory in binary units, as the chips are built (GiB, or MiB under one GiB).
+export function binary(x) {
+  return x >= 2 ** 30 ? `${num(x / 2 ** 30, 3)} GiB` : `${num(x / 2 ** 20, 3)} MiB`;
+}
+
+// One panel: `key` (a series field), its y label and how its best point reads.
+function panel(W, width, height, spec) {
+  const s = W.series;
+  const xr = [0.8, W.x_max * 1.12];
+  const yr = yRange(s.map((p) => p[spec.key]));
+  const fit = s.filter((p) => p.fits), over = s.filter((p) => !p.fits || p.batch === W.wall);
+  // Each regime shaded where it holds inside the window; past the wall, "does not fit".
+  const end = W.wall >= 1 ? W.wall + 0.5 : xr[0];
+  const regions = W.bands.filter((b) => b.from - 0.5 < end)
+    .map((b) => ({ x: [Math.max(xr[0], b.from - 0.5), Math.min(end, b.to + 0.5)],
+                   color: COLORS[b.regime], opacity: 0.1 }));
+  if (W.wall < W.x_max) regions.push({ x: [end, xr[1]], color: COLORS.nofit, opacity: 0.22 });
+  const lines = [];
+  if (fit.length) {
+    lines.push({ x: fit.map((p) => p.batch), y: fit.map((p) => p[spec.key]), color: COLORS.line,
+                 width: 2.5, cls: "rl-window-series" });
+  }
+  if (over.length > 1) {
+    lines.push({ x: over.map((p) => p.batch), y: over.map((p) => p[spec.key]), color: "muted",
+                 width: 1.5, dash: "4 3", cls: "rl-window-nofit" });
+  }
+  if (W.wall >= 1) {
+    lines.push({ x: [end, end], y: yr, color: "ink", width: 1.5, dash: "6 3",
+                 cls: "rl-window-wall", label: spec.wallLabel ? `memory wall: B = ${whole(W.wall)}` : "",
+                 labelColor: "ink" });
+  }
+  if (W.latency_limit !== null && W.latency_limit >= 1 && W.latency_limit < W.wall) {
+    lines.push({ x: [W.latency_limit + 0.5, W.latency_limit + 0.5], y: yr, color: COLORS.latency,
+                 width: 1.5, dash: "2 3", cls: "rl-window-latency",
+                 label: spec.wallLabel ? `${num(W.state.latency_ms)} ms/token: B ≤ ${num(W.latency_limit)}` : "",
+                 labelColor: COLORS.latency });
+  }
+  const points = [];
+  if (W.best && spec.best(W.best) !== null) {
+    points.push({ x: W.best.batch, y: spec.value(W.best), r: 5, color: COLORS.line, ring: 2,
+                  cls: "rl-window-best", label: spec.best(W.best) });
+  }
+  return drawChart({
+    width, height, margin: spec.margin, cls: `rl-chart rl-window-svg ${spec.cls}`, font: 11,
+    title: spec.title,
+    x: { range: xr, ticks: batchTicks(W.x_max), format: (v) => num(v),
+         label: spec.xLabel || "" },
+    y: { range: yr, ticks: ticks125(...yr), format: spec.format, label: spec.yLabel },
+    regions, lines, points,
+  });
+}
+
+// The three panels at one width, as one <div>.
+export function windowSvg(P, W, width, cls) {
+  const narrow = width < 400;
+  const left = narrow ? 52 : 64;
+  const top = [10, narrow ? 8 : 16, 24, left];
+  const bottom = [10, narrow ? 8 : 16, 44, left];
+  const h = narrow ? 150 : 165;
+  const st = W.state;
+  const parts = [
+    panel(W, width, h, { key: "tokens_per_s", value: (b) => b.tokens_per_s, cls, margin: top,
+                         yLabel: narrow ? "tokens/s" : "tokens/s per chip", wallLabel: true,
+                         format: (v) => (v >= 1000 ? `${num(v / 1000)}k` : num(v)),
+                         title: `Decode tokens per second per ${P.chips[st.hardware].label}`,
+                         best: (b) => `${num(b.tokens_per_s)} tokens/s at B = ${num(b.batch)}` }),
+    panel(W, width, h, { key: "mfu", value: (b) => b.mfu, cls, margin: st.price === null ? bottom : top,
+                         yLabel: "MFU", format: (v) => percent(v, 2),
+                         xLabel: st.price === null ? "batch (sequences decoding at once)" : "",
+                         title: "Model FLOPs utilisation", best: (b) => `MFU ${percent(b.mfu, 3)}` }),
+  ];
+  if (st.price !== null) {
+    parts.push(panel(W, width, h + 20, {
+      key: "price_per_million", value: (b) => b.price_per_million, cls, margin: bottom,
+      yLabel: narrow ? "$ / 1M" : "$ per 1M tokens", format: (v) => `$${num(v)}`,
+      xLabel: "batch (sequences decoding at once)",
+      title: `Price per 1M tokens at ${hourly(st.price)} per GPU-hour`,
+      best: (b) => `${money(b.price_per_million)} per 1M tokens` }));
+  }
+  return `<div class="rl-window-drawing ${cls}">${parts.join("")}</div>`;
+}
+
+// The facts under the figure, as plain sentences (the same on the page, on paper and in the CLI).
+export function facts(P, W) {
+  const st = W.state, M = P.models[st.model], chip = P.chips[st.hardware];
+  const mem = M.precisions[st.precision].memory;
+  const perSeq = mem.per_sequence_per_token * st.context + mem.working_per_sequence;
+  const out = [];
+  out.push(W.wall >= 1
+    ? `Memory wall: B = ${num(W.wall)}. The weights take ${binary(mem.weights)} and each ` +
+      `sequence ${binary(perSeq)} (its KV cache for ${whole(st.context)} tokens and its working ` +
+      `set), in the ${binary(chip.capacity)} the ${chip.label} leaves to programs.`
+    : `Does not fit: the weights (${binary(mem.weights)}) and one sequence ` +
+      `(${binary(perSeq)}) need more than the ${binary(chip.capacity)} the ${chip.label} ` +
+      "leaves to programs. Shard the model, or take a smaller precision or context.");
+  const bands = W.bands.filter((b) => b.from <= Math.max(1, W.wall))
+    .map((b) => `${REGIME_NAMES[b.regime]} for B ${num(b.from)}–${num(Math.min(b.to, W.wall))}`);
+  if (W.wall >= 1) out.push(`Regimes inside the window: ${bands.join("; ")}.`);
+  const c = W.crossover;
+  const ridge = chip.peaks[st.precision] / chip.bandwidth;
+  out.push(c.batch === null
+    ? `Never compute-bound at this context: as the batch grows, the step's FLOPs per byte tend ` +
+      `to ${num(c.ai_limit)}, below the ridge of ${num(ridge)}, because attention reads each ` +
+      "sequence's KV cache every step."
+    : c.beyond_wall
+      ? `Compute-bound from B = ${num(c.batch)}, past the memory wall: this chip cannot hold ` +
+        "that batch."
+      : `Compute-bound from B = ${num(c.batch)}.`);
+  const one = W.batch_one;
+  out.push(`Batch 1: ${seconds(one.step_s)} per token, ${num(one.tokens_per_s)} tokens/s, MFU ` +
+           `${percent(one.mfu, 3)}; launch gaps are ${percent(one.launch_share, 3)} of the step.`);
+  if (st.latency_ms !== null) {
+    out.push(W.latency_limit >= 1
+      ? `Within ${num(st.latency_ms)} ms per token: B ≤ ${num(W.latency_limit)}` +
+        (W.latency_limit === W.wall ? " (the memory wall binds first)." : ".")
+      : `No batch meets ${num(st.latency_ms)} ms per token: batch 1 takes ${seconds(one.step_s)}.`);
+  }
+  if (W.best) {
+    const b = W.best;
+    const where = st.latency_ms !== null ? "Cheapest within the budget" : "Cheapest that fits";
+    out.push(`${where}: B = ${num(b.batch)}, ${seconds(b.step_s)} per token, ` +
+             `${num(b.tokens_per_s)} tokens/s, MFU ${percent(b.mfu, 3)}` +
+             (b.price_per_million === null ? "."
+               : `, ${money(b.price_per_million)} per 1M tokens at ${hourly(st.price)} per GPU-hour.`));
+  }
+  return out;
+}
+
+// The figures and the facts, without drawing (the CLI's and the markers' answer).
+export function windowFacts(P, st) {
+  const W = windowAt(P, st);
+  return { facts: facts(P, W), figures: W };
+}
+
+// The whole figure for one state: every width's drawing and the facts.
+export function windowFigure(P, st) {
+  const W = windowAt(P, st);
+  return { svg: VARIANTS.map(([w, cls]) => windowSvg(P, W, w, cls)).join(""),
+           facts: facts(P, W), figures: W };
+}

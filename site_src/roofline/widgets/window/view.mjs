@@ -1,0 +1,105 @@
+// The serving window on the page: its controls (model, chip, precision, context, price, latency
+// budget, presets) redraw the figure and the facts with static.mjs — the code the build drew
+// the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
+// exported for node's tests; mount() is the page's entry.
+import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
+import { windowFigure } from "./static.mjs";
+
+export const URL_KEYS = { model: "wmodel", hardware: "whw", precision: "wprec",
+                          context: "wctx", price: "wprice", latency_ms: "wlat" };
+export const PRESETS = {
+  chat: { latency_ms: 50, label: "chat: 50 ms per token" },
+  interactive: { latency_ms: 20, label: "fast chat: 20 ms per token" },
+  batch: { latency_ms: null, label: "offline batch: no latency budget" },
+};
+
+// A state from the URL's query over the block's own (untrusted input: anything not valid is
+// ignored, key by key).
+export function stateFromQuery(P, base, search) {
+  const q = queryParams(search);
+  const st = { ...base };
+  if (q[URL_KEYS.model] in P.models) st.model = q[URL_KEYS.model];
+  if (q[URL_KEYS.hardware] in P.chips) st.hardware = q[URL_KEYS.hardware];
+  if (P.precisions.includes(q[URL_KEYS.precision])) st.precision = q[URL_KEYS.precision];
+  const ctx = plainNumber(q[URL_KEYS.context]);
+  if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
+  const price = plainNumber(q[URL_KEYS.price]);
+  if (price !== null && price > 0 && price < 1000) st.price = price;
+  if (q[URL_KEYS.latency_ms] === "none") st.latency_ms = null;
+  const lat = plainNumber(q[URL_KEYS.latency_ms]);
+  if (lat !== null && lat > 0 && lat <= 60000) st.latency_ms = lat;
+  return validState(P, st);
+}
+
+// A chip without the state's precision falls back to one it has.
+export function validState(P, st) {
+  const peaks = P.chips[st.hardware].peaks;
+  return st.precision in peaks ? st : { ...st, precision: Object.keys(peaks)[0] };
+}
+
+export function queryOf(st) {
+  return Object.entries(URL_KEYS).map(([k, key]) => [key, st[k] === null ? "none" : String(st[k])]);
+}
+
+// A chip change takes that chip's bundled price, unless the reader typed one.
+export function withChip(P, st, hardware, typedPrice) {
+  const bundled = P.prices[hardware] ? P.prices[hardware].usd_per_hour : null;
+  return validState(P, { ...st, hardware, price: typedPrice ? st.price : bundled });
+}
+
+export function mount(root) {
+  const P = JSON.parse(root.querySelector("script.rl-window-data").textContent);
+  const form = root.querySelector(".rl-window-controls");
+  const fig = root.querySelector(".rl-window-figure");
+  const facts = root.querySelector(".rl-window-facts");
+  const field = (name) => form.elements.namedItem(name);
+  let typedPrice = false;
+  let st = P.url_state && typeof location !== "undefined"
+    ? stateFromQuery(P, P.state, location.search) : P.state;
+  const show = () => {
+    field("model").value = st.model;
+    field("hardware").value = st.hardware;
+    field("precision").value = st.precision;
+    for (const o of field("precision").options) o.disabled = !(o.value in P.chips[st.hardware].peaks);
+    const ctxSelect = field("context");
+    if (![...ctxSelect.options].some((o) => o.value === String(st.context))) {
+      ctxSelect.add(new Option(`${st.context} tokens`, String(st.context)));
+    }
+    ctxSelect.value = String(st.context);
+    field("price").value = st.price === null ? "" : String(st.price);
+    field("latency").value = st.latency_ms === null ? "" : String(st.latency_ms);
+    const F = windowFigure(P, st);
+    fig.innerHTML = F.svg;
+    facts.innerHTML = F.facts.map((f) => `<li>${f.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</li>`).join("");
+    root.setAttribute("data-rl-window", JSON.stringify({ wall: F.figures.wall,
+                                                          best: F.figures.best && F.figures.best.batch }));
+    if (P.url_state) writeURLSoon((search) => withQuery(search, Object.values(URL_KEYS), queryOf(st)));
+  };
+  form.addEventListener("change", (ev) => {
+    const name = ev.target.name;
+    if (name === "hardware") st = withChip(P, st, field("hardware").value, typedPrice);
+    else if (name === "model") st = { ...st, model: field("model").value };
+    else if (name === "precision") st = validState(P, { ...st, precision: field("precision").value });
+    else if (name === "context") st = { ...st, context: Number(field("context").value) };
+    else if (name === "price") {
+      const v = plainNumber(field("price").value);
+      if (v !== null && v > 0 && v < 1000) { st = { ...st, price: v }; typedPrice = true; }
+    } else if (name === "latency") {
+      const raw = field("latency").value.trim();
+      const v = plainNumber(raw);
+      if (raw === "") st = { ...st, latency_ms: null };
+      else if (v !== null && v > 0 && v <= 60000) st = { ...st, latency_ms: v };
+    }
+    show();
+  });
+  form.addEventListener("submit", (ev) => ev.preventDefault());
+  for (const b of form.querySelectorAll("button[data-preset]")) {
+    b.addEventListener("click", () => {
+      st = { ...st, latency_ms: PRESETS[b.dataset.preset].latency_ms };
+      show();
+    });
+  }
+  form.hidden = false;
+  show();
+  root.setAttribute("data-rl-window-state", "ready");
+}

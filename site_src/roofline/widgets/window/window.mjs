@@ -1,0 +1,182 @@
+// The serving window's figures: decode throughput, MFU and price against the batch for one
+// model on one chip at one context length. The one copy of these rules: the page runs it as
+// the reader moves a control, the build runs it (roofline.render.jsengine) for the static
+// figure, and `roofline window` runs it for its table. The costs it evaluates come from Python
+// (roofline.model.serving: each decode kernel's terms, checked there against the budget's own
+// kernel list); nothing here knows a model.
+//
+// A model entry M.precisions[p] = { kernels: [[count, launches, f0, f1, f2, u0, u1, u2, b0, b1,
+// b2, w], ...], memory: { weights, per_sequence_per_token, working_per_sequence } }, M.moe =
+// { experts, top_k } or null. A chip = { peaks: { p: FLOP/s }, bandwidth, capacity }.
+
+// The share of routed experts a batch of B tokens touches under uniform routing: 1 − (1 − k/E)^B.
+export function touched(moe, batch) {
+  return moe ? 1 - (1 - moe.top_k / moe.experts) ** batch : 0;
+}
+
+// One decode step at batch B and context C: every kernel at its roofline bound plus the one
+// launch gap per launch (roofline.model.launch). Times are split by what binds each kernel at
+// this batch: `compute_s` in kernels at or past the ridge, `memory_s` in kernels below it,
+// `launch_s` the gaps. The step's regime is the largest of the three.
+export function stepAt(M, chip, prec, batch, ctx, launchS) {
+  const peak = chip.peaks[prec], bw = chip.bandwidth;
+  const g = touched(M.moe, batch);
+  let compute = 0, memory = 0, useful = 0, flops = 0, bytes = 0, launches = 0;
+  for (const [n, l, f0, f1, f2, u0, u1, u2, b0, b1, b2, w] of M.precisions[prec].kernels) {
+    const f = f0 + f1 * batch + f2 * batch * ctx;
+    const y = b0 + b1 * batch + b2 * batch * ctx + w * g;
+    const tc = f / peak, tm = y / bw;
+    if (tc >= tm) compute += n * tc; else memory += n * tm;
+    useful += n * (u0 + u1 * batch + u2 * batch * ctx);
+    flops += n * f;
+    bytes += n * y;
+    launches += n * l;
+  }
+  const launch = launches * launchS;
+  const step = compute + memory + launch;
+  const mem = memoryAt(M, prec, batch, ctx);
+  const regime = launch >= memory && launch >= compute ? "launch"
+    : compute > memory ? "compute" : "memory";
+  return { batch, step_s: step, compute_s: compute, memory_s: memory, launch_s: launch,
+           launches, flops, useful_flops: useful, bytes, tokens_per_s: batch / step,
+           mfu: useful / (step * peak), memory_bytes: mem, fits: mem <= chip.capacity, regime };
+}
+
+// Bytes per chip: the weights, and per sequence its KV cache and working set.
+export function memoryAt(M, prec, batch, ctx) {
+  const m = M.precisions[prec].memory;
+  return m.weights + batch * (m.per_sequence_per_token * ctx + m.working_per_sequence);
+}
+
+// The memory wall: the largest batch whose weights + KV cache + working set fit (0: not even
+// one sequence fits).
+export function wallBatch(M, chip, prec, ctx) {
+  const m = M.precisions[prec].memory;
+  const per = m.per_sequence_per_token * ctx + m.working_per_sequence;
+  let b = Math.max(0, Math.floor((chip.capacity - m.weights) / per));
+  while (b > 0 && memoryAt(M, prec, b, ctx) > chip.capacity) b -= 1;   // a rounding guard:
+  while (memoryAt(M, prec, b + 1, ctx) <= chip.capacity) b += 1;       // the test is the fit
+  return b;
+}
+
+// The smallest batch in (lo, hi] whose regime differs from lo's (hi's regime differs from lo's).
+function firstChange(at, lo, hi) {
+  const from = at(lo).regime;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (at(mid).regime === from) lo = mid; else hi = mid;
+  }
+  return hi;
+}
+
+// The batches 1 … hi on a grid fine enough to see every regime change (each grid step is at most
+// 5 % of its batch), every change then found exactly by bisection: [{from, to, regime}, ...].
+export function regimeBands(M, chip, prec, ctx, launchS, hi) {
+  const at = (b) => stepAt(M, chip, prec, b, ctx, launchS);
+  const bands = [];
+  let start = 1, cur = at(1).regime, prev = 1;
+  for (const b of grid(1, hi)) {
+    if (b === 1) continue;
+    if (at(b).regime !== cur) {
+      let lo = prev;
+      // more than one change inside one grid step: take them one at a time
+      while (at(b).regime !== at(lo).regime) {
+        const c = firstChange(at, lo, b);
+        bands.push({ from: start, to: c - 1, regime: at(lo).regime });
+        start = c;
+        lo = c;
+      }
+      cur = at(b).regime;
+    }
+    prev = b;
+  }
+  bands.push({ from: start, to: hi, regime: cur });
+  return bands;
+}
+
+// Integer batches from lo to hi, every one up to 32 and then about 20 to each doubling.
+export function grid(lo, hi) {
+  const out = [];
+  for (let b = lo; b <= hi; ) {
+    out.push(b);
+    b = b < 32 ? b + 1 : Math.max(b + 1, Math.round(b * 1.035));
+  }
+  if (out[out.length - 1] !== hi && hi >= lo) out.push(hi);
+  return out;
+}
+
+// Where the step turns compute-bound (its compute-bound kernels' time first exceeds both the
+// memory-bound kernels' time and the launch gaps), looked for past the wall too (a bigger chip
+// would reach it): { batch, beyond_wall } or { batch: null, ai_limit } when it never does —
+// the step's FLOPs per byte as B grows without end stay below what that needs (attention reads
+// each sequence's KV cache every step, so its bytes grow as fast as the GEMMs' FLOPs).
+export function computeCrossover(M, chip, prec, ctx, launchS, wall) {
+  const at = (b) => stepAt(M, chip, prec, b, ctx, launchS);
+  const LIMIT = 2 ** 26;
+  let lo = 1;
+  if (at(1).regime === "compute") return { batch: 1, beyond_wall: wall < 1 };
+  let hi = 2;
+  while (hi <= LIMIT && at(hi).regime !== "compute") { lo = hi; hi *= 2; }
+  if (hi > LIMIT) {
+    const big = at(LIMIT);
+    return { batch: null, ai_limit: big.flops / big.bytes };
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (at(mid).regime === "compute") hi = mid; else lo = mid;
+  }
+  return { batch: hi, beyond_wall: hi > wall };
+}
+
+// Dollars per million generated tokens at a price per GPU-hour.
+export function pricePerMillion(usdPerHour, tokensPerS) {
+  return usdPerHour / 3600 / tokensPerS * 1e6;
+}
+
+// The largest batch, up to `wall`, whose step (each sequence's time per token) is within the
+// budget; 0 when even batch 1 is slower. A step's time only grows with the batch.
+export function latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall) {
+  const step = (b) => stepAt(M, chip, prec, b, ctx, launchS).step_s;
+  if (wall < 1 || step(1) > budgetS) return 0;
+  let lo = 1, hi = wall;
+  if (step(hi) <= budgetS) return hi;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (step(mid) <= budgetS) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// Everything the figure, its table and the CLI show for one state {model, hardware, precision,
+// context, price (USD per GPU-hour, or null), latency_ms (or null)}.
+export function windowAt(P, st) {
+  const M = P.models[st.model], chip = P.chips[st.hardware];
+  const prec = st.precision, ctx = st.context, launchS = P.launch_s;
+  const wall = wallBatch(M, chip, prec, ctx);
+  const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
+  const at = (b) => stepAt(M, chip, prec, b, ctx, launchS);
+  const price = st.price === null || st.price === undefined ? null : st.price;
+  const series = grid(1, hi).map((b) => {
+    const s = at(b);
+    return { batch: b, tokens_per_s: s.tokens_per_s, mfu: s.mfu, step_s: s.step_s,
+             fits: b <= wall, regime: s.regime,
+             price_per_million: price === null ? null : pricePerMillion(price, s.tokens_per_s) };
+  });
+  const budgetS = st.latency_ms === null || st.latency_ms === undefined ? null
+    : st.latency_ms / 1e3;
+  const limit = budgetS === null ? wall : latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall);
+  const best = limit >= 1 ? at(limit) : null;
+  const one = at(1);
+  return {
+    state: st, wall, x_max: hi, bands: regimeBands(M, chip, prec, ctx, launchS, hi),
+    crossover: computeCrossover(M, chip, prec, ctx, launchS, wall),
+    latency_limit: budgetS === null ? null : limit,
+    batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu,
+                 launch_share: one.launch_s / one.step_s, regime: one.regime },
+    best: best && { batch: best.batch, step_s: best.step_s, tokens_per_s: best.tokens_per_s,
+                    mfu: best.mfu, regime: best.regime,
+                    price_per_million: price === null ? null
+                      : pricePerMillion(price, best.tokens_per_s) },
+    series,
+  };
+}
