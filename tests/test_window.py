@@ -1,0 +1,265 @@
+"""The serving window (issue #37): its figures, computed by window.mjs in the build's JS engine
+from roofline.model.serving's terms, held to two derivations done here without either:
+
+1. by hand, from the model's shapes (the formulas are in the comments);
+2. from the budget's own decode kernel list (roofline.model.budget), batch by batch.
+
+Worked examples: Llama 2 7B (dense, MHA) and Qwen3-30B-A3B (MoE: 128 experts, top-8) on the
+H100 SXM in bf16 with 4,096 tokens of context, $3.00 per GPU-hour, 50 ms per token."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from roofline import cli
+from roofline.errors import RooflineError, WidgetOptionError
+from roofline.hosts import door
+from roofline.model import serving
+from roofline.model.budget import Assumptions, budget, default_launch_overhead_s
+from roofline.model.catalog import default_catalog
+from roofline.model.memory import usable_capacity_bytes
+from roofline.model.transformer import get_model
+from roofline.widgets.window.figures import figures
+from roofline.widgets.window.settings import WindowSettings
+
+CTX = 4096
+HW = "h100-sxm"
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return figures(WindowSettings(model="llama-2-7b"))
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    return figures(WindowSettings(model="qwen3-30b-a3b"))
+
+
+def by_budget(model: str, batch: int, ctx: int = CTX) -> dict:
+    """One decode step from the budget's kernels: each at max(FLOPs / peak, bytes / BW), split by
+    which binds, plus one launch gap per launch; the regime is the largest part."""
+    cat = default_catalog()
+    hw = cat[HW]
+    bu = budget(get_model(model), "decode", batch, ctx, hw, "bf16", 2.0, frozenset({"flash"}),
+                Assumptions(dp_degree=1))
+    peak, bw = hw.peak_flops_per_s("bf16"), hw.hbm_bandwidth_bytes_per_s
+    compute = sum(k.count * k.flops / peak for k in bu.kernels if k.flops / peak >= k.bytes / bw)
+    memory = sum(k.count * k.bytes / bw for k in bu.kernels if k.flops / peak < k.bytes / bw)
+    launch = bu.launches * default_launch_overhead_s()
+    step = compute + memory + launch
+    regime = ("launch" if launch >= max(memory, compute) else
+              "compute" if compute > memory else "memory")
+    return {"step_s": step, "regime": regime, "tokens_per_s": batch / step,
+            "mfu": bu.useful_flops / (step * peak), "fits": bu.memory.fits, "budget": bu}
+
+
+# ---------------------------------------------------------------- Llama 2 7B by hand
+
+def test_llama_wall_by_hand(llama):
+    cfg = get_model("llama-2-7b")
+    # weights: 6,738,415,616 parameters × 2 B = 13,476,831,232 B
+    weights = cfg.params * 2
+    assert weights == 13_476_831_232
+    # KV cache per token: 2 (K and V) × 32 layers × 32 KV heads × 128 dims × 2 B = 524,288 B,
+    # so 2 GiB per sequence of 4,096 tokens; FlashAttention's working set per sequence:
+    # 2 B × max(3d + 2kv, d + 3f) = 2 × max(20,480, 37,120) = 74,240 B
+    per_seq = 2 * 32 * 32 * 128 * 2 * CTX + 2 * max(3 * 4096 + 2 * 4096, 4096 + 3 * 11008)
+    assert per_seq == 2_147_483_648 + 74_240
+    # usable HBM: 85,520,809,984 B (the catalog's visible capacity, 79.6 GiB)
+    cap = usable_capacity_bytes(default_catalog()[HW].hbm)
+    assert cap == 85_520_809_984
+    # (85,520,809,984 − 13,476,831,232) ÷ 2,147,557,888 = 33.55 → 33 sequences
+    assert math.floor((cap - weights) / per_seq) == 33 == llama["figures"]["wall"]
+    assert by_budget("llama-2-7b", 33)["fits"] and not by_budget("llama-2-7b", 34)["fits"]
+
+
+def test_llama_step_by_hand(llama):
+    # At decode every weight but the embedding table is read once per step (the embedding reads
+    # B rows): 2 B × (6,738,415,616 − 32,000 × 4,096) = 13.21 GB, plus B × 2 GiB of KV cache,
+    # over 3.35 TB/s; plus 419 launches × 4 µs = 1.676 ms. Activations add well under 1 %.
+    launches = by_budget("llama-2-7b", 1)["budget"].launches
+    assert launches == 419
+    weights_read = 2 * (6_738_415_616 - 32_000 * 4096)
+    for batch in (1, 33):
+        hand = (weights_read + batch * 2 ** 31) / 3.35e12 + launches * 4e-6
+        got = next(p for p in llama["figures"]["series"] if p["batch"] == batch)["step_s"]
+        assert got == pytest.approx(hand, rel=5e-3), batch
+    # batch 1: (13.21 GB + 2.15 GB) / 3.35 TB/s + 1.676 ms = 6.26 ms per token
+    assert llama["figures"]["batch_one"]["step_s"] == pytest.approx(6.26e-3, abs=5e-6)
+
+
+def test_llama_is_never_compute_bound_at_4096(llama):
+    # As B grows, FLOPs and bytes per sequence dominate: FLOPs per token 2 × (P − V·d) =
+    # 13.21 GFLOP plus attention 2 × 2 × 32 layers × 4,096 × 4,096 = 2.15 GFLOP; bytes per
+    # sequence the 2 GiB of KV cache. 15.36e9 / 2.147e9 = 7.15 FLOP/byte, against a ridge of
+    # 989.4 TFLOP/s ÷ 3.35 TB/s = 295: attention's KV reads stay memory-bound at any batch,
+    # and they alone outweigh the GEMMs' compute time once those turn compute-bound.
+    c = llama["figures"]["crossover"]
+    assert c["batch"] is None
+    hand = (2 * (6_738_415_616 - 32_000 * 4096) + 4 * 32 * 4096 * 4096) / 2 ** 31
+    assert c["ai_limit"] == pytest.approx(hand, rel=1e-2)
+    assert [b["regime"] for b in llama["figures"]["bands"]] == ["memory"]
+    assert by_budget("llama-2-7b", 4096)["regime"] == "memory"
+
+
+def test_llama_cheapest_under_50_ms(llama):
+    W = llama["figures"]
+    # the step at the wall (33) is 26.9 ms < 50 ms, so the wall binds first
+    assert W["latency_limit"] == 33 and W["best"]["batch"] == 33
+    step = by_budget("llama-2-7b", 33)["step_s"]
+    assert W["best"]["step_s"] == pytest.approx(step, rel=1e-12)
+    # $3.00 per hour ÷ 3,600 s ÷ (33 / 26.88 ms = 1,228 tokens/s) × 10^6 = $0.679 per 1M tokens
+    price = 3.00 / 3600 / (33 / step) * 1e6
+    assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
+    assert round(price, 3) == 0.679
+
+
+# ---------------------------------------------------------------- Qwen3-30B-A3B by hand
+
+def test_qwen_moe_wall_and_experts_touched(qwen):
+    cfg = get_model("qwen3-30b-a3b")
+    moe = cfg.moe
+    assert (moe.experts, moe.top_k) == (128, 8)
+    # every expert stays resident: 30.5 G parameters × 2 B = 61.06 GB of weights; KV per token
+    # 2 × 48 layers × 4 KV heads × 128 × 2 B = 98,304 B → 402,653,184 B per sequence, plus
+    # its working set 2 × max(3·2048 + 2·512, 2048 + 3·768) = 40,960 B (the MLP's f is the
+    # routed rows': top_k × 768 = 6,144, so the attention side is the larger)
+    weights = cfg.params * 2
+    per_seq = 2 * 48 * 4 * 128 * 2 * CTX + serving.memory_terms(cfg, 2.0)["working_per_sequence"]
+    cap = 85_520_809_984
+    assert math.floor((cap - weights) / per_seq) == 60 == qwen["figures"]["wall"]
+    # the experts a batch reads: at B = 1 exactly top_k of them, E·(1 − (1 − k/E)^B) after
+    assert moe.expected_experts(1) == pytest.approx(8)
+    assert moe.expected_experts(60) == pytest.approx(128 * (1 - (120 / 128) ** 60))
+    assert moe.expected_experts(60) > 125
+
+
+def test_qwen_is_launch_bound_at_batch_one_and_two(qwen):
+    # At B = 1 the step reads 3.3 G active parameters' bytes (6.7 GB: 0.40 ms... of memory
+    # time per the kernel list) while its 1,060-odd launches cost 4 µs each: launch gaps are
+    # the largest part of the step. By B = 3 the experts touched (22.5 of 128 per layer) make
+    # memory the largest part.
+    W = qwen["figures"]
+    assert W["bands"][0] == {"from": 1, "to": 2, "regime": "launch"}
+    assert W["bands"][1]["from"] == 3 and W["bands"][1]["regime"] == "memory"
+    assert [by_budget("qwen3-30b-a3b", b)["regime"] for b in (1, 2, 3)] == [
+        "launch", "launch", "memory"]
+    assert W["batch_one"]["launch_share"] == pytest.approx(0.628, abs=5e-4)
+
+
+def test_qwen_cheapest_under_50_ms(qwen):
+    W = qwen["figures"]
+    assert W["latency_limit"] == 60 and W["best"]["batch"] == 60
+    step = by_budget("qwen3-30b-a3b", 60)["step_s"]
+    price = 3.00 / 3600 / (60 / step) * 1e6
+    assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
+    assert round(price, 3) == 0.395
+
+
+# ---------------------------------------------------------------- the JS against the budget
+
+@pytest.mark.parametrize("model", ["llama-2-7b", "qwen3-30b-a3b"])
+def test_every_batch_matches_the_budget(model, llama, qwen):
+    W = (llama if model == "llama-2-7b" else qwen)["figures"]
+    for p in W["series"][::7]:
+        want = by_budget(model, p["batch"])
+        assert p["step_s"] == pytest.approx(want["step_s"], rel=1e-9), p["batch"]
+        assert p["mfu"] == pytest.approx(want["mfu"], rel=1e-9)
+        assert p["regime"] == want["regime"] and p["fits"] == want["fits"]
+
+
+def test_a_short_context_crosses_over_and_the_crossover_is_exact():
+    # At 128 tokens of context Llama 3 8B (GQA: 8 KV heads) turns compute-bound: the first
+    # batch whose compute-bound kernels outweigh the rest, checked one batch either side.
+    W = figures(WindowSettings(model="llama-3-8b", context=128))["figures"]
+    c = W["crossover"]
+    assert c["batch"] is not None
+    assert by_budget("llama-3-8b", c["batch"], 128)["regime"] == "compute"
+    assert by_budget("llama-3-8b", c["batch"] - 1, 128)["regime"] != "compute"
+    assert c["beyond_wall"] == (c["batch"] > W["wall"])
+
+
+def test_the_cheapest_batch_is_the_largest_that_meets_the_budget():
+    # tokens/s only grows with the batch (the step's time per sequence only falls), so the
+    # cheapest batch within the budget is its largest: checked by brute force at 20 ms
+    W = figures(WindowSettings(model="llama-3-8b", latency_ms=20))["figures"]
+    limit = W["latency_limit"]
+    assert 1 <= limit < W["wall"]
+    assert by_budget("llama-3-8b", limit)["step_s"] <= 0.020 < by_budget("llama-3-8b",
+                                                                          limit + 1)["step_s"]
+    tps = [p["tokens_per_s"] for p in W["series"]]
+    assert tps == sorted(tps)
+
+
+# ---------------------------------------------------------------- terms, prices, options
+
+def test_the_terms_refuse_a_kernel_list_they_cannot_express(monkeypatch):
+    # seeded: a kernel whose bytes grow with the square of the batch is not of the form
+    import roofline.model.serving as s
+    real = s.step_kernels
+
+    def squared(cfg, phase, batch, seq, b, fusions=frozenset(), **kw):
+        ks, placed = real(cfg, phase, batch, seq, b, fusions, **kw)
+        import dataclasses
+        return [dataclasses.replace(ks[0], bytes=ks[0].bytes + batch ** 2)] + ks[1:], placed
+    monkeypatch.setattr(s, "step_kernels", squared)
+    with pytest.raises(AssertionError, match="the terms give"):
+        s.coefficients(get_model("llama-2-7b"), 2.0)
+
+
+def test_prices_name_their_source_and_a_bad_file_names_the_field(tmp_path):
+    prices = serving.load_prices(hardware_ids=set(default_catalog().accelerators))
+    p = prices["h100-sxm"]
+    assert p.usd_per_hour == 3.00 and p.range_usd_per_hour == (2.50, 3.50)
+    assert p.date == "2026-05" and p.url.startswith("https://")
+    bad = tmp_path / "prices.toml"
+    bad.write_text('schema_version = 1\n[price.h100-sxm]\nusd_per_hour = 9.0\n'
+                   'range_usd_per_hour = [2.5, 3.5]\nbasis = "derived"\ntier = "x"\n'
+                   'date = "2026-05"\nsource = "S"\nnote = ""\n'
+                   '[sources]\nS = { title = "t", url = "https://example.org" }\n')
+    with pytest.raises(RooflineError, match=r"price\.h100-sxm.*range_usd_per_hour"):
+        serving.load_prices(bad)
+
+
+def test_options_errors_name_the_option_and_a_chip_without_a_price_warns():
+    with pytest.raises(WidgetOptionError, match="option 'context'"):
+        door.settings("roofline-window", {"context": 0}, where="docs/a.md:3")
+    with pytest.raises(WidgetOptionError, match="option 'precision'"):
+        door.settings("roofline-window", {"hardware": "a100-sxm-80gb", "precision": "fp8"})
+    seen = []
+    door.settings("roofline-window", {"hardware": "l4"}, warn=lambda o, m: seen.append((o, m)))
+    assert seen and seen[0][0] == "price" and "l4" in seen[0][1]
+
+
+def test_cli_text_json_and_csv(capsys):
+    assert cli.main(["window"]) == 0
+    text = capsys.readouterr().out
+    assert "Memory wall: B = 33" in text and "$0.679 per 1M" in text
+    assert cli.main(["window", "--model", "qwen3-30b-a3b", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["wall"] == 60 and doc["bands"][0]["regime"] == "launch"
+    assert cli.main(["window", "--format", "csv", "--latency", "20"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split(",")[:3] == ["batch", "step_s", "tokens_per_s"] and len(rows) > 20
+    assert cli.main(["window", "--context", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "context" in err
+
+
+def test_the_figure_passes_the_label_gate_at_every_width(llama, qwen):
+    sys.path.insert(0, "tests")
+    from svgcheck import drawings, svg_problems
+    from roofline.widgets.window.block import STATIC
+    from roofline.render.jsengine import call
+    for F in (llama, qwen):
+        drawn = call(STATIC, "windowFigure", F["payload"], F["payload"]["state"])["svg"]
+        panels = drawings(drawn)
+        assert len(panels) == 9  # three panels at three widths
+        for svg in panels:
+            assert svg_problems(svg) == []
