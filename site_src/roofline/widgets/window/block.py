@@ -38,10 +38,10 @@ CSS = (
     "color:var(--md-primary-bg-color,#fff);background:var(--md-primary-fg-color,#4051b5);"
     "border:0;border-radius:3px}"
     ".rl-window-facts{font-size:.72rem;margin:.4em 0}"
-    ".rl-window-key{font-size:.68rem;color:var(--rl-muted,#57606a);margin:.3em 0}"
+    ".rl-window-key{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a);margin:.3em 0}"
     ".rl-window-key span{display:inline-block;width:1.1em;height:.8em;margin:0 .3em 0 .8em;"
     "vertical-align:middle;border:1px solid var(--rl-frame,#8c959f)}"
-    ".rl-window-source{font-size:.68rem;color:var(--rl-muted,#57606a)}"
+    ".rl-window-source{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a)}"
     "@media print{.rl-window-controls{display:none!important}.rl-window{break-inside:avoid}"
     ".rl-window-wide{display:block!important}.rl-window-medium,.rl-window-narrow"
     "{display:none!important}}"
@@ -102,6 +102,16 @@ def source_html(P: dict) -> str:
             f'{html.escape(price["source"])}</a>. Prices move; type your own.</p>')
 
 
+def _inline(script: str) -> str:
+    """Our module's text inside a <script> element, as it is: only "</script" or "<!--" could
+    end or confuse the element, and our code has neither (escaping "</" as JSON does would
+    break a regular expression such as /</g)."""
+    import re
+    if re.search(r"</script|<!--", script, re.I):
+        raise ValueError("view.mjs's bundle contains '</script' or '<!--'; it cannot be inlined")
+    return script
+
+
 def render(settings) -> str:
     P = settings.payload()
     F = call(STATIC, "windowFigure", P, P["state"])
@@ -117,5 +127,5 @@ def render(settings) -> str:
         f'<ul class="rl-window-facts">{facts}</ul>',
         source_html(P),
         f'<script type="application/json" class="rl-window-data">{data}</script>',
-        f"<script type=\"module\">{script_safe_json(script)}</script>",
+        f'<script type="module">{_inline(script)}</script>',
         "</div>"])

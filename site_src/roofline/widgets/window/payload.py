@@ -12,6 +12,10 @@ from roofline.model.memory import usable_capacity_bytes
 from roofline.model.transformer import get_model
 
 
+PRECISIONS = ("bf16", "fp8")
+"""The precisions the page's control offers (each chip shows those it has a peak for)."""
+
+
 def _clean(v: float, scale: float) -> float:
     """A solved term without the solver's rounding noise (below 1e-9 of the kernel's largest)."""
     return 0.0 if abs(v) <= 1e-9 * scale else float(f"{v:.12g}")
@@ -46,7 +50,6 @@ def chip_entry(hw, precisions) -> dict:
 
 
 def payload(settings) -> dict:
-    from roofline.widgets.window.settings import PRECISIONS
     catalog = default_catalog()
     precisions = tuple(dict.fromkeys((settings.precision, *PRECISIONS)))
     chips = tuple(dict.fromkeys((settings.hardware, *settings.chips)))

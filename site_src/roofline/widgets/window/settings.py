@@ -15,7 +15,6 @@ CONTEXTS = (1024, 2048, 4096, 8192, 16384, 32768)
 """The context lengths the page's control offers (any positive length is valid)."""
 MODELS = ("llama-2-7b", "llama-3-8b", "qwen3-30b-a3b", "mixtral-8x7b", "llama-3-70b")
 CHIPS = ("h100-sxm", "h200", "a100-sxm-80gb", "b200", "mi300x")
-PRECISIONS = ("bf16", "fp8")
 PRESET_LABELS = (("chat", "chat: 50 ms/token"), ("interactive", "fast chat: 20 ms/token"),
                  ("batch", "offline: no budget"))
 """The page's preset buttons (view.mjs PRESETS holds their latency budgets)."""

@@ -70,7 +70,7 @@ export function mount(root) {
     field("latency").value = st.latency_ms === null ? "" : String(st.latency_ms);
     const F = windowFigure(P, st);
     fig.innerHTML = F.svg;
-    facts.innerHTML = F.facts.map((f) => `<li>${f.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</li>`).join("");
+    facts.innerHTML = F.facts.map((f) => `<li>${f.replace(/&/g, "&amp;").replace(/[<]/g, "&lt;")}</li>`).join("");
     root.setAttribute("data-rl-window", JSON.stringify({ wall: F.figures.wall,
                                                           best: F.figures.best && F.figures.best.batch }));
     if (P.url_state) writeURLSoon((search) => withQuery(search, Object.values(URL_KEYS), queryOf(st)));
