@@ -1,0 +1,105 @@
+// The serving window's pure helpers (widgets/window/window.mjs, view.mjs, static.mjs) on a
+// small made-up model whose figures can be worked by hand: one kernel reading 1 GB of weights
+// per step plus 1 MB of KV cache per sequence per 1,000 tokens of context, 2 GFLOP per token.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import * as w from "../../site_src/roofline/widgets/window/window.mjs";
+import * as v from "../../site_src/roofline/widgets/window/view.mjs";
+import { ticks125 } from "../../site_src/roofline/widgets/window/static.mjs";
+
+// [count, launches, f0, f1, f2, u0, u1, u2, b0, b1, b2, w]
+const M = { label: "toy", moe: null, precisions: { bf16: {
+  kernels: [[1, 1, 0, 2e9, 0, 0, 2e9, 0, 1e9, 0, 0, 0],        // weights GEMM
+            [1, 1, 0, 0, 4e3, 0, 0, 4e3, 0, 0, 1e3, 0]],       // attention: 1 kB / token
+  memory: { weights: 1e9, per_sequence_per_token: 1e3, working_per_sequence: 0 } } } };
+const CHIP = { label: "chip", peaks: { bf16: 1e15 }, bandwidth: 1e12, capacity: 2e9 };
+const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"], launch_s: 1e-6,
+            prices: { c: { usd_per_hour: 3.6 } }, url_state: true,
+            state: { model: "toy", hardware: "c", precision: "bf16", context: 1000, price: 3.6,
+                     latency_ms: 50 } };
+
+test("one step by hand: weights 1 ms, attention B µs, two launches", () => {
+  const s = w.stepAt(M, CHIP, "bf16", 10, 1000, 1e-6);
+  // GEMM: 20 GFLOP / 1e15 = 20 µs < 1 GB / 1e12 = 1 ms: memory-bound; attention 10 MB: 10 µs
+  assert.equal(s.memory_s, 1e-3 + 10e-6);
+  assert.equal(s.compute_s, 0);
+  assert.equal(s.launch_s, 2e-6);
+  assert.equal(s.step_s, 1e-3 + 10e-6 + 2e-6);
+  assert.equal(s.tokens_per_s, 10 / s.step_s);
+  assert.equal(s.regime, "memory");
+});
+
+test("the wall: (2 GB - 1 GB) / 1 MB per sequence = 1,000 sequences", () => {
+  assert.equal(w.wallBatch(M, CHIP, "bf16", 1000), 1000);
+  assert.equal(w.wallBatch(M, { ...CHIP, capacity: 0.5e9 }, "bf16", 1000), 0);
+});
+
+test("the crossover: the GEMM turns compute-bound at 500 tokens (1 GB x 1e15 / (2e9 x 1e12))", () => {
+  // past B = 500 the GEMM's 2e9·B / 1e15 exceeds its 1 ms of weights; the step is compute-bound
+  // once that exceeds the attention's B µs of memory time: 2B µs > B µs from B = 500 on
+  const c = w.computeCrossover(M, CHIP, "bf16", 1000, 0, 1000);
+  assert.equal(c.batch, 500);
+  assert.equal(c.beyond_wall, false);
+  assert.equal(w.stepAt(M, CHIP, "bf16", 499, 1000, 0).regime, "memory");
+  // a context so long that attention outweighs the GEMMs at any batch: never
+  const never = w.computeCrossover(M, CHIP, "bf16", 1e6, 0, 1000);
+  assert.equal(never.batch, null);
+  assert.ok(never.ai_limit > 0 && never.ai_limit < 1e3);
+});
+
+test("regime bands are exact at their edges", () => {
+  const bands = w.regimeBands(M, CHIP, "bf16", 1000, 0, 1024);
+  assert.deepEqual(bands.map((b) => [b.from, b.to, b.regime]),
+                   [[1, 499, "memory"], [500, 1024, "compute"]]);
+  // a big launch gap: launch-bound at small batch
+  const launchy = w.regimeBands(M, CHIP, "bf16", 1000, 1e-3, 64);
+  assert.equal(launchy[0].regime, "launch");
+});
+
+test("price per 1M tokens and the latency limit", () => {
+  assert.equal(w.pricePerMillion(3.6, 1000), 1);   // $3.60/h = $0.001/s; 1,000 tokens/s
+  // no launch gap: step(B) = 1 ms + B µs up to B = 500, then the GEMM's 2B µs + B µs, so
+  // ≤ 2 ms up to B = 666 and ≤ 1.5 ms up to B = 500 exactly
+  assert.equal(w.latencyLimit(M, CHIP, "bf16", 1000, 0, 2e-3, 5000), 666);
+  assert.equal(w.latencyLimit(M, CHIP, "bf16", 1000, 0, 1.5e-3, 5000), 500);
+  assert.equal(w.latencyLimit(M, CHIP, "bf16", 1000, 0, 0.5e-3, 5000), 0);
+});
+
+test("the grid reaches every batch up to 32 and steps at most 5 % after", () => {
+  const g = w.grid(1, 4096);
+  assert.deepEqual(g.slice(0, 32), Array.from({ length: 32 }, (_, i) => i + 1));
+  assert.equal(g[g.length - 1], 4096);
+  for (let i = 32; i < g.length - 1; i += 1) assert.ok(g[i + 1] / g[i] <= 1.05, g[i]);
+});
+
+test("windowAt: the cheapest batch within the budget is the largest that meets it", () => {
+  const W = w.windowAt(P, { ...P.state, latency_ms: 1.5 });
+  assert.equal(W.latency_limit, 498);              // 1 ms + 498 µs + 2 µs of launches
+  assert.equal(W.best.batch, 498);
+  const prices = W.series.filter((p) => p.fits).map((p) => p.price_per_million);
+  assert.ok(prices.every((x, i) => i === 0 || x <= prices[i - 1]));
+});
+
+test("the URL state takes only valid values, key by key", () => {
+  const st = v.stateFromQuery(P, P.state, "?wctx=2048&wprice=abc&wlat=none&whw=nope&wmodel=toy");
+  assert.equal(st.context, 2048);
+  assert.equal(st.price, 3.6);
+  assert.equal(st.latency_ms, null);
+  assert.equal(st.hardware, "c");
+  for (const bad of ["?wctx=-1", "?wctx=1e9", "?wctx=0x10", "?wlat=Infinity", "?wprice=1e4"]) {
+    assert.deepEqual(v.stateFromQuery(P, P.state, bad), P.state, bad);
+  }
+  const back = v.stateFromQuery(P, P.state, "?" + v.queryOf(st).map(([k, x]) => `${k}=${x}`).join("&"));
+  assert.deepEqual(back, st);
+});
+
+test("a chip change takes the chip's bundled price unless the reader typed one", () => {
+  const P2 = { ...P, chips: { c: CHIP, d: { ...CHIP, label: "d" } }, prices: { c: { usd_per_hour: 3.6 } } };
+  assert.equal(v.withChip(P2, P.state, "d", false).price, null);
+  assert.equal(v.withChip(P2, { ...P.state, price: 9 }, "d", true).price, 9);
+});
+
+test("log ticks at 1, 2, 5 per decade", () => {
+  assert.deepEqual(ticks125(0.9, 60), [1, 2, 5, 10, 20, 50]);
+});
