@@ -31,6 +31,8 @@ def default_text(settings: type[WidgetSettings], option: Option) -> str:
         return f"`{str(value).lower()}`"
     if value is None or value == ():
         return "none"
+    if isinstance(value, tuple):  # a list option, as a fence writes it
+        return f"`[{', '.join(map(str, value))}]`"
     return f"`{value}`"
 
 

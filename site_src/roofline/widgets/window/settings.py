@@ -45,8 +45,8 @@ class WindowSettings(WidgetSettings):
         Option("precision", str, "a precision the chip has: bf16 or fp8"),
         Option("context", int, "tokens in each sequence's KV cache"),
         Option("price", (int, float), "USD per GPU-hour", default_text="the chip's bundled price"),
-        Option("latency", (int, float), "the latency budget, ms per generated token",
-               field="latency_ms"),
+        Option("latency", (int, float), "the latency budget, ms per generated token (the time "
+               "between a sequence's tokens)", field="latency_ms"),
         Option("models", (list, tuple), "the models the page's control offers", items=str),
         Option("chips", (list, tuple), "the chips the page's control offers", items=str),
         Option("url", bool, "read and write the view in the page URL", field="url_state"),
