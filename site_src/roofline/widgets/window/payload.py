@@ -5,6 +5,11 @@ sources. Python computes the costs, the JavaScript every figure drawn from them.
 
 from __future__ import annotations
 
+import copy
+import functools
+from pathlib import Path
+
+from roofline.model import datafile as _toml
 from roofline.model import serving
 from roofline.model.budget import default_launch_overhead_s
 from roofline.model.catalog import default_catalog
@@ -30,14 +35,32 @@ def kernel_rows(cfg, b: float, fusions=frozenset({"flash"})) -> list[list[float]
     return rows
 
 
+def _data_keys(model_id: str) -> tuple:
+    """What a model's terms are computed from: the model files and the op zoo's conventions
+    (and the config.json a path names), each as (path, mtime_ns, size), so an edit is seen."""
+    files = [_toml.DATA_DIR / n for n in ("models.toml", "model_catalog.toml", "ops.toml",
+                                          "precisions.toml")]
+    if Path(model_id).suffix == ".json":
+        files.append(Path(model_id))
+    return tuple(_toml.file_key(f) for f in files)
+
+
 def model_entry(model_id: str, precisions, catalog) -> dict:
+    """A model's payload entry: its terms at each precision. Solving and checking the terms
+    takes ~20 ms per precision; a build asks for the same model in every block and marker, so
+    the entry is kept per version of the files it reads (a copy is returned: callers own it)."""
+    byte_sizes = tuple((p, catalog.precision(p).bytes_per_element) for p in precisions)
+    return copy.deepcopy(_model_entry(model_id, byte_sizes, _data_keys(model_id)))
+
+
+@functools.lru_cache(maxsize=64)
+def _model_entry(model_id: str, byte_sizes: tuple, keys: tuple) -> dict:
     cfg = get_model(model_id)
     moe = cfg.moe
     out = {"label": cfg.name, "params": cfg.params,
            "moe": None if moe is None else {"experts": moe.experts, "top_k": moe.top_k},
            "precisions": {}}
-    for p in precisions:
-        b = catalog.precision(p).bytes_per_element
+    for p, b in byte_sizes:
         out["precisions"][p] = {"bytes_per_element": b, "kernels": kernel_rows(cfg, b),
                                 "memory": serving.memory_terms(cfg, b)}
     return out
