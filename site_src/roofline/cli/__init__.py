@@ -12,7 +12,7 @@ import sys
 from roofline.errors import RooflineError
 
 COMMANDS = ("hardware", "ops", "budget", "compare", "models", "measure", "plot",
-            "export", "window")
+            "export", "window", "profile")
 """The subcommands: each is a module of this package with `add_parser(subparsers)` and
 `run(args) -> int`."""
 

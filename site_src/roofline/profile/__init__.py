@@ -1,0 +1,1 @@
+"""Roofline your own profile: a torch.profiler Chrome trace placed on the chip's roofline (`roofline profile`). trace.py reads it, events.py turns events into ops, costs.py prices each op with roofline.model.ops, analyse.py builds the report."""

@@ -1,0 +1,155 @@
+"""`roofline profile` (issue #38) on the committed traces, which torch 2.13.0 recorded on the CPU
+(scripts/record-traces): figures re-derived here from the trace's own events, read with the
+json module (not with roofline.profile's reader), and every kind of bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from roofline import cli
+from roofline.measure.schema import load as load_measurement
+from roofline.model import datafile as _toml
+from roofline.profile.analyse import analyse, cpu_roof
+from roofline.profile.trace import TraceError, stream
+
+TRACES = Path(__file__).parent / "fixtures" / "traces"
+TRAIN, DECODE = TRACES / "torch-cpu-train.json.gz", TRACES / "torch-cpu-decode.json.gz"
+
+
+@pytest.fixture(scope="module")
+def roof():
+    return cpu_roof(load_measurement(_toml.DATA_DIR / "measurement-build-machine.json"))
+
+
+def raw(path: Path) -> dict:
+    return json.loads(gzip.decompress(path.read_bytes()))
+
+
+def step_events(doc: dict, n: int) -> tuple[dict, list[dict]]:
+    step = next(e for e in doc["traceEvents"] if e.get("name") == f"ProfilerStep#{n}")
+    lo, hi = step["ts"], step["ts"] + step["dur"]
+    inside = [e for e in doc["traceEvents"] if e.get("cat") == "cpu_op"
+              and e.get("tid") == step["tid"] and lo <= e["ts"] and e["ts"] + e["dur"] <= hi]
+    return step, inside
+
+
+def test_the_fixtures_are_real_cpu_traces():
+    for path in (TRAIN, DECODE):
+        doc = raw(path)
+        assert doc["roofline_recorded"]["device"] == "cpu"
+        assert doc["roofline_recorded"]["torch"].startswith("2.13.0")
+        assert doc["record_shapes"] == 1
+        assert not any(e.get("cat") == "kernel" for e in doc["traceEvents"])
+
+
+def test_decode_matmul_flops_and_rate_by_hand(roof):
+    # Each aten::linear of the decode step: x [8, 1, k] against W [n, k] is
+    # 2 · (8 · 1) · n · k FLOPs (roofline.model.ops.gemm); its time is its own span.
+    doc = raw(DECODE)
+    step, ops = step_events(doc, 3)
+    linear = [e for e in ops if e["name"] == "aten::linear"]
+    assert len(linear) == 7   # q, k, v, o, gate, up, down
+    flops = sum(2 * math.prod(e["args"]["Input Dims"][0][:-1]) * e["args"]["Input Dims"][1][0]
+                * e["args"]["Input Dims"][0][-1] for e in linear)
+    assert flops == 2 * 8 * (4 * 256 * 256 + 3 * 256 * 688)
+    seconds = sum(e["dur"] for e in linear) * 1e-6
+    r = analyse(DECODE, roof, 3)
+    m = r["families"]["matmul"]
+    assert m["count"] == 7 and m["flops"] == flops
+    assert m["time_s"] == pytest.approx(seconds, rel=1e-12)
+    assert m["achieved_flops_per_s"] == pytest.approx(flops / seconds, rel=1e-12)
+    # its arithmetic intensity: FLOPs ÷ (weights + activations in and out, 4 B each)
+    weights = 4 * 256 * 256 + 3 * 256 * 688
+    acts = 8 * (4 * (256 + 256) + 2 * (256 + 688) + (688 + 256))
+    assert m["intensity_flops_per_byte"] == pytest.approx(flops / (4 * (weights + acts)))
+    assert m["verdict"] == "memory-bound"   # 3.8 FLOP/byte, below the CPU's ridge of 5.3
+
+
+def test_train_step_mfu_and_waterfall_by_hand(roof):
+    doc = raw(TRAIN)
+    step, ops = step_events(doc, 3)
+    r = analyse(TRAIN, roof)                      # the last step by default
+    assert r["step"] == "ProfilerStep#3"
+    wall = step["dur"] * 1e-6
+    assert r["wall_s"] == wall
+    # the waterfall's parts are computed separately and sum to the step's span within 1 %
+    assert sum(w["time_s"] for w in r["waterfall"]) == pytest.approx(wall, rel=1e-2)
+    # the measured MFU: the step's useful matrix FLOPs ÷ (its span × the measured fp32 roof).
+    # By hand: 3 × each forward linear's 2·m·n·k (forward, and the two backward matmuls) and
+    # the attention's 2 · B·H·L·L · (d + d), here non-causal in the cost (lesson convention).
+    m = 4 * 128
+    linear = 2 * m * (4 * 256 * 256 + 3 * 256 * 688)
+    attention = 2 * 4 * 4 * 128 * 128 * (64 + 64)
+    useful = 3 * linear + attention
+    assert r["useful_flops"] == pytest.approx(useful, rel=1e-9)
+    assert r["mfu"] == pytest.approx(useful / (wall * roof.peak_flops_per_s), rel=1e-9)
+    # the optimizer's foreach ops are counted, as memory-bound
+    assert r["families"]["optimizer"]["verdict"] == "memory-bound"
+
+
+def test_every_op_is_priced_listed_or_dispatch(roof):
+    # nothing is dropped: the families, the unmodelled ops and the wrappers' own time cover
+    # every top-level op's span; the rest of the step is the gaps between them
+    r = analyse(TRAIN, roof)
+    names = {u["name"] for u in r["unmodelled"]}
+    assert all(not n.startswith("aten::mm") for n in names)
+    parts = {w["part"]: w["time_s"] for w in r["waterfall"]}
+    assert parts["unmodelled"] == pytest.approx(sum(u["time_s"] for u in r["unmodelled"]))
+    assert len(r["leaks"]) == 3 and r["leaks"][0]["time_s"] >= r["leaks"][1]["time_s"]
+
+
+def test_the_reader_streams_one_event_at_a_time(monkeypatch):
+    # the same events as json.load, read through a buffer of a few hundred characters
+    import roofline.profile.trace as t
+    monkeypatch.setattr(t, "CHUNK", 257)
+    events = [v for k, v in stream(DECODE) if k == "event"]
+    assert events == raw(DECODE)["traceEvents"]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.write_text("not json at all"), "not a Chrome trace"),
+    (lambda p: p.write_text('{"traceEvents": []}'), "no events"),
+    (lambda p: p.write_text('{"schemaVersion": 1}'), "no traceEvents array"),
+    (lambda p: p.write_text('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm",'
+                            ' "ts": 1, "dur": 2, "args": {}}]}'), "record_shapes=True"),
+    (lambda p: p.write_bytes(DECODE.read_bytes()[:4000]), "truncated"),
+    (lambda p: p.write_text(json.dumps(raw(DECODE))[:-500]), "truncated"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, make, message):
+    bad = tmp_path / "bad.json"
+    make(bad)
+    assert cli.main(["profile", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and message in err and "bad.json" in err
+
+
+def test_unknown_step_and_a_gpu_chip_on_a_cpu_trace(capsys):
+    assert cli.main(["profile", str(DECODE), "--step", "9"]) == 2
+    assert "no ProfilerStep#9; the trace has steps 1, 2, 3" in capsys.readouterr().err
+    assert cli.main(["profile", str(DECODE), "--hardware", "h100-sxm"]) == 2
+    err = capsys.readouterr().err
+    assert "CPU-only trace" in err and "measured CPU roofline" in err
+
+
+def test_cli_formats(capsys):
+    assert cli.main(["profile", str(DECODE)]) == 0
+    text = capsys.readouterr().out
+    assert "Measured MFU" in text and "Where the step's time went" in text
+    assert cli.main(["profile", str(TRAIN), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["device"] == "cpu" and set(doc["families"]) >= {"matmul", "optimizer"}
+    assert cli.main(["profile", str(TRAIN), "--format", "csv", "--step", "2"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("family,count,time_s") and any(r.startswith("matmul,") for r in rows)
+
+
+def test_a_trace_error_names_the_file(tmp_path):
+    p = tmp_path / "t.json"
+    p.write_text("[1, 2]")
+    with pytest.raises(TraceError, match="t.json"):
+        list(stream(p))
