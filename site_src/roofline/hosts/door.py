@@ -64,6 +64,8 @@ KINDS: dict[str, WidgetKind] = {
                                         "roofline.widgets.budget.layout:budget_table_block"),
     "roofline-window": WidgetKind("roofline.widgets.window.settings:WindowSettings",
                                   "roofline.widgets.window.block:render"),
+    "roofline-profile": WidgetKind("roofline.widgets.profile.settings:ProfileSettings",
+                                   "roofline.widgets.profile.block:render"),
 }
 
 

@@ -216,7 +216,11 @@ def analyse(path: Path | str, roof: Roof, step: int | None = None) -> dict:
                        "useful_flops": v["useful_flops"], "intensity_flops_per_byte": ai,
                        "achieved_flops_per_s": achieved, "bound_flops_per_s": bound,
                        "share_of_bound": achieved / bound if bound else None,
-                       "roofline_time_s": roof_s, "verdict": verdict}
+                       "roofline_time_s": roof_s, "verdict": verdict,
+                       "note": (f"above the DRAM roof: its {v['bytes'] / v['count'] / 1e6:.3g} MB "
+                                "per op fit in the caches, whose roofs are higher (roofline "
+                                "measure's in-cache figures)")
+                       if bound and achieved > bound else ""}
     useful = sum(families[f]["useful_flops"] for f in USEFUL if f in families)
     matrix_s = sum(families[f]["time_s"] for f in USEFUL if f in families)
     memory_s = sum(v["time_s"] for f, v in families.items() if f not in USEFUL and f != "views")

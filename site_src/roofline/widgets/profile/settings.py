@@ -1,0 +1,80 @@
+"""The profile report's settings (bokeh-free; see widgets/base.py): the ```roofline-profile
+fence and its Sphinx directive parse into ProfileSettings; `roofline profile` reads the same
+trace with the same analysis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from roofline.errors import RooflineError
+from roofline.widgets.base import Option, WidgetSettings
+
+
+def resolve(value: str, docs_dir: Path | None = None, what: str = "trace") -> Path:
+    """A file named in a fence: relative to the docs folder, else the working directory."""
+    p = Path(value)
+    candidates = [p] if p.is_absolute() else [(docs_dir or Path("docs")) / p, p]
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise RooflineError(f"no such file (looked in: {', '.join(map(str, candidates))})",
+                        field=what)
+
+
+@dataclass(frozen=True)
+class ProfileSettings(WidgetSettings):
+    """A trace's report: its last ProfilerStep (or `step`), on the measured CPU roofline of
+    the bundled build machine (or `measurement`)."""
+    trace: str = ""
+    step: int | None = None
+    measurement: str = ""
+
+    KIND: ClassVar[str] = "roofline-profile"
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("trace", str, "a torch.profiler Chrome trace (.json or .json.gz), a path under "
+               "docs/"),
+        Option("step", int, "which ProfilerStep#N", default_text="the last one"),
+        Option("measurement", str, "the CPU's measurement JSON (roofline measure)",
+               default_text="the build machine's"),
+    )
+
+    def check(self) -> None:
+        if not self.trace:
+            raise self.fail("trace", "missing: name a trace file")
+        try:
+            self.report()
+        except RooflineError as exc:
+            option = "step" if exc.field == "step" else (
+                "measurement" if exc.field == "measurement" else "trace")
+            raise self.fail(option, str(exc)) from None
+
+    def data_files(self) -> list[str]:
+        files = [str(resolve(self.trace))]
+        if self.measurement:
+            files.append(str(resolve(self.measurement, what="measurement")))
+        return files
+
+    def report(self) -> dict:
+        from roofline.measure.schema import load
+        from roofline.model import datafile as _toml
+        from roofline.profile.analyse import analyse, cpu_roof, survey
+        path = resolve(self.trace)
+        if survey(path)["kernels"]:
+            raise RooflineError("GPU kernels found: a GPU trace on a chip's roofline is not "
+                                "supported yet", field="trace")
+        doc = load(resolve(self.measurement, what="measurement") if self.measurement
+                   else _toml.DATA_DIR / "measurement-build-machine.json")
+        return analyse(path, cpu_roof(doc), self.step)
+
+    @property
+    def height_px(self) -> int:
+        return 0
+
+    @property
+    def label(self) -> str:
+        return f"Profile on the roofline: {Path(self.trace).name}"
+
+    def payload(self) -> dict:
+        return self.report()
