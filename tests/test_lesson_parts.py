@@ -110,14 +110,19 @@ def test_checkpoint_questions_answers_hidden(html, h100):
     assert fmt.num(h100.ridge_flops_per_byte("fp8")) in section
 
 
-def test_seven_prompts_with_computed_numbers(built_site, h100):
+def test_the_seven_prompts_and_the_serving_window_one_with_computed_numbers(built_site, h100):
     main = read_main(built_site / LESSON)
     text = "".join(main.parts)
     start = text.index("Interview prompts")
     lines = [line for line in text[start:].split("\n") if line.strip()]
     # each prompt is a collapsed box: its question is the title, "(§N — answer)" the body
     items = [f"{q} {a}" for q, a in zip(lines, lines[1:]) if a.startswith("(§")]
-    assert len(items) == 7
+    # the client's seven, then ours on the serving window (issue #37), its wall computed
+    assert len(items) == 8
+    from roofline.widgets.window.figures import figures
+    from roofline.widgets.window.settings import WindowSettings
+    wall = figures(WindowSettings())["figures"]["wall"]
+    assert "serving window" in items[7] and f"B = {wall} here" in items[7]
     r = h100.ridge_flops_per_byte("bf16")
     assert f"≈ {fmt.num(h100.peak_flops_per_s('bf16') / 1e12)} ÷ " \
            f"{fmt.num(h100.hbm_bandwidth_bytes_per_s / 1e12)} ≈ {fmt.num(r)}" in items[0]

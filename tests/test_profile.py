@@ -153,3 +153,17 @@ def test_a_trace_error_names_the_file(tmp_path):
     p.write_text("[1, 2]")
     with pytest.raises(TraceError, match="t.json"):
         list(stream(p))
+
+
+def test_the_fence_names_page_line_and_option(tmp_path):
+    from roofline.errors import WidgetOptionError
+    from roofline.hosts import door
+    with pytest.raises(WidgetOptionError, match=r"docs/p\.md:4: option 'trace': no such file"):
+        door.settings("roofline-profile", {"trace": "nope.json.gz"}, where="docs/p.md:4")
+    with pytest.raises(WidgetOptionError, match=r"option 'step': no ProfilerStep#7"):
+        door.settings("roofline-profile", {"trace": str(DECODE), "step": 7}, where="docs/p.md:4")
+    with pytest.raises(WidgetOptionError, match="option 'trace': missing"):
+        door.settings("roofline-profile", {}, where="docs/p.md:4")
+    html = door.render_widget("roofline-profile", {"trace": str(TRAIN)})
+    assert 'class="roofline-caption"' in html and "measured MFU" in html
+    assert "Op families of torch-cpu-train.json.gz" in html

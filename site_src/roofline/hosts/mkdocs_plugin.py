@@ -121,7 +121,9 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         page parses, without waiting for the theme's scripts), and each plot's JSON moves out
         of the HTML into a hashed script file the loader fetches when the plot nears view."""
         if 'class="roofline-item"' not in output:
-            return output
+            # a page whose blocks need no BokehJS (the serving window, a profile report) still
+            # has their <style> moved into <head>
+            return blockstyle.hoist_styles(output)
         base = self.config.assets_dir
         site = Path(config.site_dir)
 

@@ -150,9 +150,31 @@ def hoist_styles(page_html: str) -> str:
     in <head> (a <noscript> there may hold one too). A host that owns the whole page (the MkDocs
     plugin) calls this so the page validates; the rendering is the same.
     """
-    if STATIC_STYLE not in page_html or "</head>" not in page_html:
+    if "</head>" not in page_html:
+        return page_html
+    page_html = _hoist_marked(page_html)
+    if STATIC_STYLE not in page_html:
         return page_html
     body = page_html.replace(STATIC_STYLE + "\n", "").replace(STATIC_STYLE, "")
     body = body.replace(NOSCRIPT_STYLE, "")
     head = f"{STATIC_STYLE}\n<noscript>{NOSCRIPT_STYLE}</noscript>\n</head>"
     return body.replace("</head>", head, 1)
+
+
+HOIST = "<style data-rl-hoist>"
+"""How a block other than a Bokeh one (the serving window, a profile report) opens the <style>
+it carries, so hoist_styles() moves it into <head> too (each distinct one once)."""
+
+
+def _hoist_marked(page_html: str) -> str:
+    import re
+    found: list[str] = []
+
+    def take(m: re.Match) -> str:
+        if m.group(0) not in found:
+            found.append(m.group(0))
+        return ""
+    body = re.sub(re.escape(HOIST) + r".*?</style>\n?", take, page_html, flags=re.S)
+    if not found:
+        return page_html
+    return body.replace("</head>", "".join(found) + "\n</head>", 1)

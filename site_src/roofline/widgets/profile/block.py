@@ -11,7 +11,7 @@ from roofline import fmt
 from roofline.render.jsengine import call
 
 JS = Path(__file__).parent / "profile.mjs"
-CSS = ("<style>.rl-profile{margin:1em 0}.rl-profile-figure{container-type:inline-size}"
+CSS = ("<style data-rl-hoist>.rl-profile{margin:1em 0}.rl-profile-figure{container-type:inline-size}"
        ".rl-profile-figure svg{display:block;width:100%;height:auto;margin:.3em 0}"
        ".rl-profile-medium,.rl-profile-narrow{display:none}"
        "@container (max-width:687.5px){.rl-profile-wide{display:none}"
@@ -26,25 +26,38 @@ def _g(x: float) -> str:
     return fmt.num(x, 3)
 
 
-def table(R: dict) -> str:
-    head = ("<tr><th>family</th><th>ops</th><th>time</th><th>of step</th><th>FLOP/byte</th>"
-            "<th>achieved</th><th>of bound</th><th>verdict</th></tr>")
+def table(R: dict, label: str) -> str:
+    """The families (and the unmodelled ops) as the site's responsive table: detail columns
+    step aside, then rows become cards, on narrow screens (render/tables.py)."""
+    from roofline.render.tables import HtmlColumn, html_table
+    columns = [HtmlColumn("family", wrap=True, priority=1), HtmlColumn("ops", "right"),
+               HtmlColumn("time", "right", 1), HtmlColumn("of step", "right"),
+               HtmlColumn("FLOP/byte", "right", 3), HtmlColumn("GFLOP/s", "right"),
+               HtmlColumn("of bound", "right"), HtmlColumn("verdict", wrap=True, priority=1)]
     rows = []
     for f, v in R["families"].items():
         ai = "—" if v["intensity_flops_per_byte"] is None else _g(v["intensity_flops_per_byte"])
         sb = "—" if v["share_of_bound"] is None else f"{_g(v['share_of_bound'] * 100)} %"
-        rows.append(f"<tr><td>{html.escape(f)}</td><td>{v['count']}</td>"
-                    f"<td>{_g(v['time_s'] * 1e3)} ms</td>"
-                    f"<td>{_g(v['share_of_step'] * 100)} %</td><td>{ai}</td>"
-                    f"<td>{_g(v['achieved_flops_per_s'] / 1e9)} GFLOP/s</td><td>{sb}</td>"
-                    f"<td>{html.escape(v['verdict'])}{'*' if v.get('note') else ''}</td></tr>")
-    for u in R["unmodelled"]:
-        rows.append(f"<tr><td>unmodelled: <code>{html.escape(u['name'])}</code></td>"
-                    f"<td>{u['count']}</td><td>{_g(u['time_s'] * 1e3)} ms</td>"
-                    f"<td>{_g(u['time_s'] / R['wall_s'] * 100)} %</td>"
-                    "<td>—</td><td>—</td><td>—</td><td>not modelled</td></tr>")
-    return ('<div class="rl-scroll" role="region" tabindex="0" aria-label="Op families">'
-            f"<table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table></div>")
+        rows.append([html.escape(f), str(v["count"]), f"{_g(v['time_s'] * 1e3)} ms",
+                     f"{_g(v['share_of_step'] * 100)} %", ai,
+                     _g(v["achieved_flops_per_s"] / 1e9), sb,
+                     html.escape(v["verdict"]) + ("*" if v.get("note") else "")])
+    if R["unmodelled"]:   # one row here; each op by name under the table (unmodelled())
+        t = sum(u["time_s"] for u in R["unmodelled"])
+        rows.append(["unmodelled", str(sum(u["count"] for u in R["unmodelled"])),
+                     f"{_g(t * 1e3)} ms", f"{_g(t / R['wall_s'] * 100)} %", "—", "—", "—",
+                     "not modelled (below)"])
+    return html_table(columns, rows, label=label)
+
+
+def unmodelled(R: dict) -> str:
+    if not R["unmodelled"]:
+        return ""
+    items = "".join(f"<li><code>{html.escape(u['name'])}</code>: {u['count']} "
+                    f"op{'s' * (u['count'] != 1)}, {_g(u['time_s'] * 1e3)} ms</li>"
+                    for u in R["unmodelled"])
+    return ("<p>Unmodelled ops (the cost model has no function for them: listed with their "
+            f"time, never guessed):</p><ul>{items}</ul>")
 
 
 def render(settings) -> str:
@@ -67,8 +80,12 @@ def render(settings) -> str:
         f"{_g(roof['bandwidth_bytes_per_s'] / 1e9)} GB/s (ridge "
         f"{_g(roof['ridge_flops_per_byte'])} FLOP/byte).{origin}</p>",
         f'<div class="rl-profile-figure">{call(JS, "profileFigures", R)}</div>',
-        table(R),
+        table(R, f"Op families of {Path(R['trace']).name}"),
+        unmodelled(R),
         "".join(f"<p>* {html.escape(f)}: {html.escape(v['note'])}.</p>"
                 for f, v in R["families"].items() if v.get("note")),
         f"<p>Top leaks:</p><ol>{leaks}</ol>",
+        f'<p class="roofline-caption">The op families of {html.escape(R["step"])} of '
+        f"{html.escape(Path(R['trace']).name)} on the measured roofline (each at its "
+        "arithmetic intensity and achieved FLOP/s) and where the step's wall time went.</p>",
         "</div>"])

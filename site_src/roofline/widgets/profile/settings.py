@@ -4,6 +4,8 @@ trace with the same analysis."""
 
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -48,7 +50,8 @@ class ProfileSettings(WidgetSettings):
         except RooflineError as exc:
             option = "step" if exc.field == "step" else (
                 "measurement" if exc.field == "measurement" else "trace")
-            raise self.fail(option, str(exc)) from None
+            raise self.fail(option, f"{exc.detail} ({exc.where})" if exc.where
+                            else exc.detail) from None
 
     def data_files(self) -> list[str]:
         files = [str(resolve(self.trace))]
@@ -57,16 +60,14 @@ class ProfileSettings(WidgetSettings):
         return files
 
     def report(self) -> dict:
-        from roofline.measure.schema import load
+        """The trace's analysis (a copy: the caller owns it), kept per version of the trace and
+        measurement files: a build checks a fence (render-ahead's plan, the page) and draws it."""
         from roofline.model import datafile as _toml
-        from roofline.profile.analyse import analyse, cpu_roof, survey
-        path = resolve(self.trace)
-        if survey(path)["kernels"]:
-            raise RooflineError("GPU kernels found: a GPU trace on a chip's roofline is not "
-                                "supported yet", field="trace")
-        doc = load(resolve(self.measurement, what="measurement") if self.measurement
-                   else _toml.DATA_DIR / "measurement-build-machine.json")
-        return analyse(path, cpu_roof(doc), self.step)
+        trace = resolve(self.trace)
+        measurement = (resolve(self.measurement, what="measurement") if self.measurement
+                       else _toml.DATA_DIR / "measurement-build-machine.json")
+        return copy.deepcopy(_report(_toml.file_key(trace), _toml.file_key(measurement),
+                                     self.step))
 
     @property
     def height_px(self) -> int:
@@ -78,3 +79,14 @@ class ProfileSettings(WidgetSettings):
 
     def payload(self) -> dict:
         return self.report()
+
+
+@functools.lru_cache(maxsize=16)
+def _report(trace_key: tuple, measurement_key: tuple, step: int | None) -> dict:
+    from roofline.measure.schema import load
+    from roofline.profile.analyse import analyse, cpu_roof, survey
+    path = Path(trace_key[0])
+    if survey(path)["kernels"]:
+        raise RooflineError("GPU kernels found: a GPU trace on a chip's roofline is not "
+                            "supported yet", field="trace")
+    return analyse(path, cpu_roof(load(Path(measurement_key[0]))), step)

