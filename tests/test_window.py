@@ -260,6 +260,17 @@ def test_the_figure_passes_the_label_gate_at_every_width(llama, qwen):
     for F in (llama, qwen):
         drawn = call(STATIC, "windowFigure", F["payload"], F["payload"]["state"])["svg"]
         panels = drawings(drawn)
-        assert len(panels) == 9  # three panels at three widths
+        assert len(panels) == 6  # three panels at two widths
         for svg in panels:
             assert svg_problems(svg) == []
+
+
+def test_without_controls_the_block_is_the_figure_and_its_facts():
+    # the lesson's copy: no form, no payload, no script; the same first frame as the live one
+    html = door.render_widget("roofline-window", {"controls": False})
+    live = door.render_widget("roofline-window", {})
+    assert "<form" not in html and "<script" not in html
+    assert "<form" in live and 'type="module"' in live
+    def figure(h: str) -> str:
+        return h[h.index('<div class="rl-window-figure">'):h.index('<p class="rl-window-key">')]
+    assert figure(html) == figure(live)

@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     p.add_argument("--out", type=Path, default=None, metavar="FILE.json",
                    help="where to write the measurement (default: print it to stdout)")
     p.add_argument("--quick", action="store_true",
-                   help="fewer sizes and repeats: about 5-12 s on two cores (15 s at most); the full run prints its own estimate first")
+                   help="fewer sizes and repeats: about 5-12 s on two cores (15 s at "
+                   "most); the full run prints its own estimate first")
     p.add_argument("--label", default=None, metavar="TEXT",
                    help="how the site names this measurement (default: CPU model and date)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

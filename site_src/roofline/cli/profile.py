@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
              "", f"{'family':<12} {'ops':>4} {'ms':>9} {'step':>6} {'FLOP/byte':>9} "
              f"{'GFLOP/s':>9} {'of bound':>8}  verdict"]
     for f, v in r["families"].items():
-        ai = "—" if v["intensity_flops_per_byte"] is None else f"{v['intensity_flops_per_byte']:.3g}"
+        ai = ("—" if v["intensity_flops_per_byte"] is None
+              else f"{v['intensity_flops_per_byte']:.3g}")
         sb = "—" if v["share_of_bound"] is None else f"{v['share_of_bound'] * 100:.3g}%"
         lines.append(f"{f:<12} {v['count']:>4} {v['time_s'] * 1e3:>9.4g} "
                      f"{v['share_of_step'] * 100:>5.3g}% {ai:>9} "

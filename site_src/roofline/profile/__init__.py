@@ -1,1 +1,4 @@
-"""Roofline your own profile: a torch.profiler Chrome trace placed on the chip's roofline (`roofline profile`). trace.py reads it, events.py turns events into ops, costs.py prices each op with roofline.model.ops, analyse.py builds the report."""
+"""Roofline your own profile: a torch.profiler Chrome trace placed on the roofline of the
+machine it ran on (`roofline profile`, the ```roofline-profile fence). trace.py reads the trace
+one event at a time, costs.py prices each op with roofline.model.ops, analyse.py builds the
+report."""

@@ -11,7 +11,8 @@ from roofline import fmt
 from roofline.render.jsengine import call
 
 JS = Path(__file__).parent / "profile.mjs"
-CSS = ("<style data-rl-hoist>.rl-profile{margin:1em 0}.rl-profile-figure{container-type:inline-size}"
+CSS = ("<style data-rl-hoist>.rl-profile{margin:1em 0}"
+       ".rl-profile-figure{container-type:inline-size}"
        ".rl-profile-figure svg{display:block;width:100%;height:auto;margin:.3em 0}"
        ".rl-profile-medium,.rl-profile-narrow{display:none}"
        "@container (max-width:687.5px){.rl-profile-wide{display:none}"

@@ -23,9 +23,8 @@ CSS = (
     ".rl-window{margin:1em 0}"
     ".rl-window-figure{container-type:inline-size}"
     ".rl-window-figure svg{display:block;width:100%;height:auto}"
-    ".rl-window-medium,.rl-window-narrow{display:none}"
-    "@container (max-width:687.5px){.rl-window-wide{display:none}.rl-window-medium{display:block}}"
-    "@container (max-width:479.5px){.rl-window-medium{display:none}.rl-window-narrow{display:block}}"
+    ".rl-window-narrow{display:none}"
+    "@container (max-width:687.5px){.rl-window-wide{display:none}.rl-window-narrow{display:block}}"
     ".rl-window-controls{display:flex;flex-wrap:wrap;gap:.4em .9em;align-items:end;"
     "margin:0 0 .6em;font-size:.72rem}"
     ".rl-window-controls label{display:flex;flex-direction:column;gap:.15em}"
@@ -43,8 +42,7 @@ CSS = (
     "vertical-align:middle;border:1px solid var(--rl-frame,#8c959f)}"
     ".rl-window-source{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a)}"
     "@media print{.rl-window-controls{display:none!important}.rl-window{break-inside:avoid}"
-    ".rl-window-wide{display:block!important}.rl-window-medium,.rl-window-narrow"
-    "{display:none!important}}"
+    ".rl-window-wide{display:block!important}.rl-window-narrow{display:none!important}}"
     "</style>")
 
 KEY = (("launch", "launch-bound"), ("memory", "memory-bound"), ("compute", "compute-bound"),
@@ -91,7 +89,7 @@ def key_html() -> str:
     return f'<p class="rl-window-key">Shaded: {items}.</p>'
 
 
-def source_html(P: dict) -> str:
+def source_html(P: dict, controls: bool = True) -> str:
     st = P["state"]
     price = P["prices"].get(st["hardware"])
     if price is None or st["price"] != price["usd_per_hour"]:
@@ -100,7 +98,10 @@ def source_html(P: dict) -> str:
     return (f'<p class="rl-window-source">Price: ${price["usd_per_hour"]:.2f} per GPU-hour, the '
             f'midpoint of ${lo:.2f}–${hi:.2f} ({html.escape(price["tier"])}, '
             f'{html.escape(price["date"])}): <a href="{html.escape(price["url"])}">'
-            f'{html.escape(price["source"])}</a>. Prices move; type your own.</p>')
+            f'{html.escape(price["source"])}</a>. Prices move'
+            + ("; type your own." if controls
+               else " (<code>roofline window --price</code> takes yours).")
+            + "</p>")
 
 
 def _inline(script: str) -> str:
@@ -123,25 +124,28 @@ def caption(P: dict) -> str:
     return (f"The serving window of {P['models'][st['model']]['label']} on the "
             f"{P['chips'][st['hardware']]['label']} in {st['precision']} with {st['context']:,} "
             "tokens of context: decode tokens per second per chip, MFU and price per 1M tokens "
-            "against the batch, each regime shaded where it holds and the memory wall marked "
-            "(change the settings above to redraw it).")
+            "against the batch, each regime shaded where it holds and the memory wall marked.")
 
 
 def render(settings) -> str:
     P = settings.payload()
     F = call(STATIC, "windowFigure", P, P["state"])
     facts = "".join(f"<li>{html.escape(f)}</li>" for f in F["facts"])
-    data = script_safe_json(json.dumps(P, separators=(",", ":"), allow_nan=False))
-    script = bundle(VIEW) + '\nfor (const r of document.querySelectorAll(".rl-window:not([data-rl-window-state])")) mount(r);\n'
+    live = []
+    if settings.controls:
+        data = script_safe_json(json.dumps(P, separators=(",", ":"), allow_nan=False))
+        script = bundle(VIEW) + ('\nfor (const r of document.querySelectorAll('
+                                 '".rl-window:not([data-rl-window-state])")) mount(r);\n')
+        live = [f'<script type="application/json" class="rl-window-data">{data}</script>',
+                f'<script type="module">{_inline(script)}</script>']
     return "\n".join([
         f'<div class="rl-window" role="figure" aria-label="{html.escape(settings.label)}">',
         CSS,
-        controls(settings, P),
+        controls(settings, P) if settings.controls else "",
         f'<div class="rl-window-figure">{F["svg"]}</div>',
         key_html(),
         f'<ul class="rl-window-facts">{facts}</ul>',
         f'<p class="roofline-caption">{html.escape(caption(P))}</p>',
-        source_html(P),
-        f'<script type="application/json" class="rl-window-data">{data}</script>',
-        f'<script type="module">{_inline(script)}</script>',
+        source_html(P, settings.controls),
+        *live,
         "</div>"])

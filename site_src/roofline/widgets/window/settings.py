@@ -37,6 +37,9 @@ class WindowSettings(WidgetSettings):
     models: tuple[str, ...] = MODELS
     chips: tuple[str, ...] = CHIPS
     url_state: bool = True
+    controls: bool = True
+    """False: the figure and its facts only (no controls, payload or script: a page that
+    links to an interactive copy elsewhere stays light)."""
 
     KIND: ClassVar[str] = "roofline-window"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
@@ -50,6 +53,7 @@ class WindowSettings(WidgetSettings):
         Option("models", (list, tuple), "the models the page's control offers", items=str),
         Option("chips", (list, tuple), "the chips the page's control offers", items=str),
         Option("url", bool, "read and write the view in the page URL", field="url_state"),
+        Option("controls", bool, "the controls and the script that redraws the figure"),
     )
     FIELD_OPTIONS: ClassVar[dict[str, str]] = {"latency_ms": "latency", "url_state": "url"}
 
