@@ -274,3 +274,16 @@ def test_without_controls_the_block_is_the_figure_and_its_facts():
     def figure(h: str) -> str:
         return h[h.index('<div class="rl-window-figure">'):h.index('<p class="rl-window-key">')]
     assert figure(html) == figure(live)
+
+
+def test_roofline_block_shows_in_a_notebook_and_saves_a_page_without_bokehjs(tmp_path):
+    import roofline
+    b = roofline.block("roofline-window", model="qwen3-30b-a3b")
+    assert 'class="rl-window"' in b._repr_html_()
+    page = b.save(tmp_path / "w.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "bokeh" not in page.lower()
+    assert page.index("data-rl-hoist") < page.index("</head>")   # its style in <head>
+    with pytest.raises(TypeError, match="roofline.figure"):
+        roofline.block("roofline")
+    with pytest.raises(WidgetOptionError, match="option 'context'"):
+        roofline.block("roofline-window", context=0)

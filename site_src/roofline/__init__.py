@@ -12,7 +12,7 @@ from roofline.model.maths import attainable, bound, intensity, place, ridge, tim
 from roofline.model.ops import Op, default_zoo, load_zoo
 
 __all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "RooflineWarning", "attainable",
-           "bound", "default_catalog", "default_zoo", "figure", "intensity", "load_catalog",
+           "block", "bound", "default_catalog", "default_zoo", "figure", "intensity", "load_catalog",
            "load_zoo", "place", "ridge", "time_lower_bound"]
 
 
@@ -21,3 +21,11 @@ def figure(**kwargs):
     shows itself in a notebook, offline, and has .save(path) (see roofline.hosts.notebook)."""
     from roofline.hosts.notebook import roofline_figure
     return roofline_figure(**kwargs)
+
+
+def block(kind: str, **options):
+    """A block that needs no BokehJS (``"roofline-window"``, ``"roofline-profile"``, the table
+    kinds), with the fence's options: shows itself in a notebook and has .save(path)
+    (see roofline.hosts.notebook.Block)."""
+    from roofline.hosts.notebook import roofline_block
+    return roofline_block(kind, **options)

@@ -87,7 +87,8 @@ test("the URL state takes only valid values, key by key", () => {
   assert.equal(st.price, 3.6);
   assert.equal(st.latency_ms, null);
   assert.equal(st.hardware, "c");
-  for (const bad of ["?wctx=-1", "?wctx=1e9", "?wctx=0x10", "?wlat=Infinity", "?wprice=1e4"]) {
+  for (const bad of ["?wctx=-1", "?wctx=1e9", "?wctx=0x10", "?wlat=Infinity", "?wprice=1e4",
+                     "?wmodel=__proto__", "?whw=constructor", "?wprec=toString"]) {
     assert.deepEqual(v.stateFromQuery(P, P.state, bad), P.state, bad);
   }
   const back = v.stateFromQuery(P, P.state, "?" + v.queryOf(st).map(([k, x]) => `${k}=${x}`).join("&"));

@@ -257,3 +257,46 @@ def roofline_figure(*, catalog: Any = None, zoo: Any = None, measurement: Any = 
     objects = (None if zoo is None and measurement is None
                else {"catalog": catalog, "zoo": zoo, "measurement": measurement})
     return wrap(layout, settings, objects)
+
+
+class Block:
+    """A static block (the serving window, a profile report, a table): its HTML, made by the
+    door, shown as a notebook cell's value and saved as a page that opens from disk. The
+    serving window's controls run where the notebook runs an output's scripts (a trusted
+    notebook, an HTML export); elsewhere its first frame and facts still show."""
+
+    def __init__(self, kind: str, options: dict) -> None:
+        from roofline.hosts import door
+        self.kind = kind
+        self.settings = door.settings(kind, options, where=f"roofline.block({kind!r})",
+                                      warn=_warn)
+        self._html = door.render(self.settings, where=f"roofline.block({kind!r})")
+
+    def html(self) -> str:
+        """One page holding the block, no BokehJS (it needs none), opening from disk."""
+        from roofline.render.blockstyle import hoist_styles
+        title = html_module.escape(self.settings.label)
+        return hoist_styles(
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f"<title>{title}</title>\n<style>:root{{color-scheme:light dark}}"
+            "body{font-family:system-ui,sans-serif;margin:0 auto;padding:12px;max-width:1100px}"
+            "</style>\n</head>\n<body>\n<main>\n" + self._html + "\n</main>\n</body>\n</html>\n")
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.write_text(self.html(), encoding="utf-8")
+        return path
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+
+def roofline_block(kind: str, **options: Any) -> Block:
+    """roofline.block(kind, **options): a block of any kind that needs no BokehJS."""
+    from roofline.hosts import door
+    if kind == "roofline":
+        raise TypeError("roofline.block('roofline'): the interactive roofline is "
+                        "roofline.figure(...)")
+    door.kind_of(kind, where="roofline.block()")
+    return Block(kind, {k: v for k, v in options.items() if v is not None})

@@ -18,8 +18,9 @@ export const PRESETS = {
 export function stateFromQuery(P, base, search) {
   const q = queryParams(search);
   const st = { ...base };
-  if (q[URL_KEYS.model] in P.models) st.model = q[URL_KEYS.model];
-  if (q[URL_KEYS.hardware] in P.chips) st.hardware = q[URL_KEYS.hardware];
+  const own = (o, k) => typeof k === "string" && Object.prototype.hasOwnProperty.call(o, k);
+  if (own(P.models, q[URL_KEYS.model])) st.model = q[URL_KEYS.model];
+  if (own(P.chips, q[URL_KEYS.hardware])) st.hardware = q[URL_KEYS.hardware];
   if (P.precisions.includes(q[URL_KEYS.precision])) st.precision = q[URL_KEYS.precision];
   const ctx = plainNumber(q[URL_KEYS.context]);
   if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
@@ -34,7 +35,8 @@ export function stateFromQuery(P, base, search) {
 // A chip without the state's precision falls back to one it has.
 export function validState(P, st) {
   const peaks = P.chips[st.hardware].peaks;
-  return st.precision in peaks ? st : { ...st, precision: Object.keys(peaks)[0] };
+  return Object.prototype.hasOwnProperty.call(peaks, st.precision) ? st
+    : { ...st, precision: Object.keys(peaks)[0] };
 }
 
 export function queryOf(st) {
@@ -60,7 +62,10 @@ export function mount(root) {
     field("model").value = st.model;
     field("hardware").value = st.hardware;
     field("precision").value = st.precision;
-    for (const o of field("precision").options) o.disabled = !(o.value in P.chips[st.hardware].peaks);
+    const peaks = P.chips[st.hardware].peaks;
+    for (const o of field("precision").options) {
+      o.disabled = !Object.prototype.hasOwnProperty.call(peaks, o.value);
+    }
     const ctxSelect = field("context");
     if (![...ctxSelect.options].some((o) => o.value === String(st.context))) {
       ctxSelect.add(new Option(`${st.context} tokens`, String(st.context)));
