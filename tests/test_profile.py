@@ -167,3 +167,21 @@ def test_the_fence_names_page_line_and_option(tmp_path):
     html = door.render_widget("roofline-profile", {"trace": str(TRAIN)})
     assert 'class="roofline-caption"' in html and "measured MFU" in html
     assert "Op families of torch-cpu-train.json.gz" in html
+
+
+@pytest.mark.slow
+def test_sphinx_builds_the_window_and_a_profile_report_with_W(tmp_path):
+    # the documented extension name, MyST fences of both new kinds, furo, warnings as errors
+    import subprocess
+    import sys
+    (tmp_path / "conf.py").write_text('extensions = ["roofline.sphinx", "myst_parser"]\n'
+                                      'html_theme = "furo"\n')
+    (tmp_path / "index.md").write_text(
+        "# Serving and profiling\n\n```{roofline-window}\nmodel: qwen3-30b-a3b\n```\n\n"
+        f"```{{roofline-profile}}\ntrace: {DECODE}\n```\n")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-W", "-b", "html",
+                           str(tmp_path), str(tmp_path / "_build")], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    page = (tmp_path / "_build" / "index.html").read_text()
+    assert 'class="rl-window-figure"' in page and 'class="rl-profile-figure"' in page
