@@ -69,7 +69,12 @@ def window(ctx: Context, *, field: str, model: str = "", hardware: str = "", con
     def compute():
         from roofline.hosts import door
         from roofline.widgets.window.figures import figures
-        settings = door.settings("roofline-window", options, where="rl:window")
+        from roofline.widgets.window.settings import WindowSettings
+        # a sentence needs one model on one chip: the payload carries only those
+        settings = door.settings("roofline-window", {
+            **options, "models": [options.get("model", WindowSettings.model)],
+            "chips": [options.get("hardware", WindowSettings.hardware)],
+            "controls": False}, where="rl:window")
         return figures(settings.replace(latency_ms=None) if latency == "none" else settings)
     out = ctx.once(key, compute)
     return FIELDS[field](out["figures"], out["payload"])
