@@ -51,7 +51,7 @@ class KernelTerms:
 def _touched(cfg: TransformerConfig, batch: float) -> float:
     """1 − (1 − k/E)^B: the share of routed experts a batch touches (0 for a dense model)."""
     moe = cfg.moe
-    return 0.0 if moe is None else 1.0 - (1.0 - moe.top_k / moe.experts) ** batch
+    return 0.0 if moe is None else moe.expected_experts(batch) / moe.experts
 
 
 def _basis(cfg: TransformerConfig, batch: int, ctx: int, touched: bool) -> list[float]:

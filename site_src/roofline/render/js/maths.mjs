@@ -10,6 +10,12 @@ export function timeLowerBound(flops, bytes, peak, bw) {
   return Math.max(flops / peak, bytes / bw);
 }
 
+// The share of a mixture of experts' E routed experts that T tokens touch, each token routed
+// to k of them uniformly: 1 − (1 − k/E)^T (roofline.model.moe.MoE.expected_experts ÷ E).
+export function expertsTouched(experts, topK, tokens) {
+  return 1 - (1 - topK / experts) ** tokens;
+}
+
 export function bound(ai, ridgeAI) { return ai < ridgeAI ? "memory" : "compute"; }
 
 export function place(cost, peak, bw) {

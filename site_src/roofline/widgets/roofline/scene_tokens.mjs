@@ -4,14 +4,14 @@
 // selected op with its launch (the payload's launch model). Pure data: scene.mjs, which
 // imports it, lays out the labels.
 import { seconds, tflops } from "../../render/js/format.mjs";
-import { place } from "../../render/js/maths.mjs";
+import { expertsTouched, place } from "../../render/js/maths.mjs";
 
 
 // [FLOPs, bytes] at `tokens` per step of a tokens op's affine cost [f0, f1, b0, b1]; routed
 // experts add [w, E, k]: the weights of all E experts times the share T tokens touch.
 export function tokensCost(coeffs, tokens) {
   const [f0, f1, b0, b1, w = 0, e = 1, k = 0] = coeffs;
-  return [f0 + f1 * tokens, b0 + b1 * tokens + w * (1 - (1 - k / e) ** tokens)];
+  return [f0 + f1 * tokens, b0 + b1 * tokens + (w ? w * expertsTouched(e, k, tokens) : 0)];
 }
 
 // The tokens slider's ops (the model's projection GEMMs and RMSNorm) at `tokens` per step,

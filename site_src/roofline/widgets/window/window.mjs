@@ -4,14 +4,15 @@
 // figure, and `roofline window` runs it for its table. The costs it evaluates come from Python
 // (roofline.model.serving: each decode kernel's terms, checked there against the budget's own
 // kernel list); nothing here knows a model.
-//
+import { bound, expertsTouched, timeLowerBound } from "../../render/js/maths.mjs";
+
 // A model entry M.precisions[p] = { kernels: [[count, launches, f0, f1, f2, u0, u1, u2, b0, b1,
 // b2, w], ...], memory: { weights, per_sequence_per_token, working_per_sequence } }, M.moe =
 // { experts, top_k } or null. A chip = { peaks: { p: FLOP/s }, bandwidth, capacity }.
 
 // The share of routed experts a batch of B tokens touches under uniform routing: 1 − (1 − k/E)^B.
 export function touched(moe, batch) {
-  return moe ? 1 - (1 - moe.top_k / moe.experts) ** batch : 0;
+  return moe ? expertsTouched(moe.experts, moe.top_k, batch) : 0;
 }
 
 // One decode step at batch B and context C: every kernel at its roofline bound plus the one
@@ -25,8 +26,8 @@ export function stepAt(M, chip, prec, batch, ctx, launchS) {
   for (const [n, l, f0, f1, f2, u0, u1, u2, b0, b1, b2, w] of M.precisions[prec].kernels) {
     const f = f0 + f1 * batch + f2 * batch * ctx;
     const y = b0 + b1 * batch + b2 * batch * ctx + w * g;
-    const tc = f / peak, tm = y / bw;
-    if (tc >= tm) compute += n * tc; else memory += n * tm;
+    const t = n * timeLowerBound(f, y, peak, bw);
+    if (bound(f / y, peak / bw) === "compute") compute += t; else memory += t;
     useful += n * (u0 + u1 * batch + u2 * batch * ctx);
     flops += n * f;
     bytes += n * y;
