@@ -6,17 +6,11 @@ what the lesson says to do about each. Bad input is one line and exit 2."""
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 from pathlib import Path
 
 from roofline.cli._common import add_format, terminal_columns, wrap, write
-from roofline.errors import RooflineError
-
-COLUMNS = ("family", "count", "time_s", "share_of_step", "flops", "bytes",
-           "intensity_flops_per_byte", "achieved_flops_per_s", "bound_flops_per_s",
-           "share_of_bound", "verdict")
+from roofline.render.table import Column, Table
 
 
 def add_parser(sub) -> None:
@@ -36,63 +30,49 @@ def add_parser(sub) -> None:
     add_format(p, ("table", "json", "csv"))
 
 
-def _roof(args, info):
-    from roofline.measure.schema import load
-    from roofline.model import datafile as _toml
-    from roofline.profile.analyse import cpu_roof
-    if info["kernels"]:
-        raise RooflineError("GPU kernels found: placing a GPU trace on a chip's roofline is "
-                            "not supported yet (no GPU trace has been recorded to test it "
-                            "against)", where=str(args.trace))
-    if args.hardware:
-        raise RooflineError(f"a CPU-only trace (no GPU kernels): its ops ran on the CPU, not "
-                            f"on {args.hardware}; drop --hardware to place it on the measured "
-                            "CPU roofline", where="--hardware")
-    path = args.measurement or _toml.DATA_DIR / "measurement-build-machine.json"
-    return cpu_roof(load(path))
+def families_table(r: dict) -> Table:
+    """The report's families, then each unmodelled op, as the package's Table."""
+    pct = lambda v: f"{v * 100:.3g}%"  # noqa: E731
+    cols = (Column("family", "family"), Column("count", "ops", str, "right"),
+            Column("time_s", "ms", lambda v: f"{v * 1e3:.4g}", "right"),
+            Column("share_of_step", "step", pct, "right"),
+            Column("flops", "FLOPs", lambda v: f"{v:.3g}", "right"),
+            Column("bytes", "bytes", lambda v: f"{v:.3g}", "right"),
+            Column("intensity_flops_per_byte", "FLOP/byte", lambda v: f"{v:.3g}", "right"),
+            Column("achieved_flops_per_s", "GFLOP/s", lambda v: f"{v / 1e9:.3g}", "right"),
+            Column("bound_flops_per_s", "bound GFLOP/s", lambda v: f"{v / 1e9:.3g}", "right"),
+            Column("share_of_bound", "of bound", pct, "right"),
+            Column("verdict", "verdict"))
+    rows = [{"family": f, **v} for f, v in r["families"].items()]
+    rows += [{"family": "unmodelled: " + u["name"], "count": u["count"], "time_s": u["time_s"],
+              "share_of_step": u["time_s"] / r["wall_s"], "verdict": "not modelled"}
+             for u in r["unmodelled"]]
+    return Table(cols, tuple(rows))
 
 
 def run(args: argparse.Namespace) -> int:
-    from roofline.profile.analyse import analyse, survey
-    info = survey(args.trace)
-    roof = _roof(args, info)
-    r = analyse(args.trace, roof, args.step)
+    from roofline.profile.analyse import report
+    r = report(args.trace, args.step, measurement=args.measurement, hardware=args.hardware)
     if args.format == "json":
         write(json.dumps(r, indent=1) + "\n")
         return 0
+    table = families_table(r)
     if args.format == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for f, v in r["families"].items():
-            w.writerow([f] + ["" if v[c] is None else v[c] for c in COLUMNS[1:]])
-        for u in r["unmodelled"]:
-            w.writerow(["unmodelled: " + u["name"], u["count"], u["time_s"]]
-                       + [""] * (len(COLUMNS) - 3))
-        write(buf.getvalue())
+        write(table.as_csv())
         return 0
     width = terminal_columns()
-    rec = r["recorded"] or {}
+    rec, roof = r["recorded"] or {}, r["roof"]
     lines = [f"{r['trace']}: {r['step']}, {r['wall_s'] * 1e3:.4g} ms on the {r['device'].upper()}"
              + (f" (recorded by {rec.get('script')} with torch {rec.get('torch')})" if rec else ""),
-             *wrap(f"Roofline: {roof.label}: {roof.peak_flops_per_s / 1e9:.4g} GFLOP/s, "
-                   f"{roof.bandwidth_bytes_per_s / 1e9:.4g} GB/s, ridge "
-                   f"{roof.ridge:.3g} FLOP/byte ({roof.basis}).", width, indent="  "),
+             *wrap(f"Roofline: {roof['label']}: {roof['peak_flops_per_s'] / 1e9:.4g} GFLOP/s, "
+                   f"{roof['bandwidth_bytes_per_s'] / 1e9:.4g} GB/s, ridge "
+                   f"{roof['ridge_flops_per_byte']:.3g} FLOP/byte ({roof['basis']}).", width,
+                   indent="  "),
              f"Measured MFU: {r['mfu'] * 100:.3g}% (useful matrix FLOPs ÷ (step time × peak)).",
-             "", f"{'family':<12} {'ops':>4} {'ms':>9} {'step':>6} {'FLOP/byte':>9} "
-             f"{'GFLOP/s':>9} {'of bound':>8}  verdict"]
-    for f, v in r["families"].items():
-        ai = ("—" if v["intensity_flops_per_byte"] is None
-              else f"{v['intensity_flops_per_byte']:.3g}")
-        sb = "—" if v["share_of_bound"] is None else f"{v['share_of_bound'] * 100:.3g}%"
-        lines.append(f"{f:<12} {v['count']:>4} {v['time_s'] * 1e3:>9.4g} "
-                     f"{v['share_of_step'] * 100:>5.3g}% {ai:>9} "
-                     f"{v['achieved_flops_per_s'] / 1e9:>9.3g} {sb:>8}  {v['verdict']}")
-    if r["unmodelled"]:
-        lines += ["", "Unmodelled (the model does not know them; listed, never guessed):"]
-        lines += [f"  {u['name']}: {u['count']} ops, {u['time_s'] * 1e3:.3g} ms"
-                  for u in r["unmodelled"]]
-    lines += ["", "Where the step's time went:"]
+             ""]
+    text = table.as_text(width, wrap=("family",), drop=("bytes", "flops", "bound_flops_per_s"),
+                         hint="--format csv has every column.")
+    lines += [text.rstrip("\n"), "", "Where the step's time went:"]
     lines += [f"  {w['part']:<30} {w['time_s'] * 1e3:>9.4g} ms {w['share'] * 100:>6.3g}%"
               for w in r["waterfall"]]
     lines += ["", "Top leaks:"]

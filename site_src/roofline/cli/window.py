@@ -7,15 +7,24 @@ JavaScript the page runs (widgets/window/window.mjs)."""
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 
 from roofline.cli._common import (add_format, add_settings_options, settings_options, warn_line,
                                   wrap, terminal_columns, write)
+from roofline.render.table import Column, Table
 from roofline.widgets.window.settings import WindowSettings
 
-COLUMNS = ("batch", "step_s", "tokens_per_s", "mfu", "price_per_million", "regime", "fits")
+
+def series_table(series: list[dict]) -> Table:
+    """The window's batches as the package's Table (raw SI values in CSV, formatted in text)."""
+    cols = (Column("batch", "batch", lambda v: f"{v:,}", "right"),
+            Column("step_s", "ms/token", lambda v: f"{v * 1e3:.3g}", "right"),
+            Column("tokens_per_s", "tokens/s", lambda v: f"{v:.4g}", "right"),
+            Column("mfu", "MFU", lambda v: f"{v * 100:.3g}%", "right"),
+            Column("price_per_million", "$/1M tokens", lambda v: f"{v:.3g}", "right"),
+            Column("regime", "regime"),
+            Column("fits", "fits", lambda v: "yes" if v else "does not fit"))
+    return Table(cols, tuple(series))
 
 
 def add_parser(sub) -> None:
@@ -44,12 +53,7 @@ def run(args: argparse.Namespace) -> int:
         write(json.dumps(doc, indent=1) + "\n")
         return 0
     if args.format == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
-        for p in W["series"]:
-            w.writerow(["" if p[c] is None else p[c] for c in COLUMNS])
-        write(buf.getvalue())
+        write(series_table(W["series"]).as_csv())
         return 0
     P = out["payload"]
     st = W["state"]
@@ -60,15 +64,8 @@ def run(args: argparse.Namespace) -> int:
     lines = [head, ""]
     for fact in out["facts"]:
         lines += wrap(fact, width, indent="  ")
-    lines += ["", f"{'batch':>6}  {'ms/token':>9}  {'tokens/s':>9}  {'MFU':>7}  "
-              f"{'$/1M tok':>9}  regime"]
-    shown = [p for p in W["series"] if p["batch"] in _rows(W)]
-    for p in shown:
-        price = "" if p["price_per_million"] is None else f"{p['price_per_million']:.3g}"
-        lines.append(f"{p['batch']:>6}  {p['step_s'] * 1e3:>9.3g}  {p['tokens_per_s']:>9.4g}  "
-                     f"{p['mfu'] * 100:>6.3g}%  {price:>9}  "
-                     f"{p['regime']}{'' if p['fits'] else ' (does not fit)'}")
-    write("\n".join(lines) + "\n")
+    shown = series_table([p for p in W["series"] if p["batch"] in _rows(W)])
+    write("\n".join(lines) + "\n\n" + shown.as_text(width))
     return 0
 
 

@@ -187,9 +187,11 @@ def attribute(roots: list[Node]) -> dict:
             "covered_us": sum(r.dur for r in roots)}
 
 
-def analyse(path: Path | str, roof: Roof, step: int | None = None) -> dict:
+def analyse(path: Path | str, roof: Roof, step: int | None = None,
+            info: dict | None = None) -> dict:
+    """The report of one step (the last by default) on `roof`; `info`: survey()'s, if taken."""
     path = Path(path)
-    info = survey(path)
+    info = survey(path) if info is None else info
     name, window = pick_step(info, step, str(path))
     roots = step_tree(path, window)
     a = attribute(roots)
@@ -266,3 +268,28 @@ def cpu_roof(measurement: dict) -> Roof:
     peak = next(p["flops_per_s"] for p in c["compute"] if p["precision"] == "fp32")
     return Roof(measurement.get("label", "measured CPU"), peak, bw,
                 "measured (roofline measure): fp32 matmul roof and DRAM STREAM roof")
+
+
+BUILD_MACHINE = "measurement-build-machine.json"
+
+
+def report(path: Path | str, step: int | None = None, *, measurement: Path | None = None,
+           hardware: str | None = None) -> dict:
+    """The one way a host gets a trace's report (the CLI, the fence): the trace surveyed once,
+    placed on the roofline of the machine it ran on. A CPU trace goes on a measured CPU
+    roofline (`measurement`, default the build machine's); a chip named for it is an error,
+    and so, for now, is a trace with GPU kernels (no GPU trace has been recorded to test it)."""
+    from roofline.measure.schema import load
+    from roofline.model import datafile as _toml
+    path = Path(path)
+    info = survey(path)
+    if info["kernels"]:
+        raise TraceError("GPU kernels found: placing a GPU trace on a chip's roofline is not "
+                         "supported yet (no GPU trace has been recorded to test it against)",
+                         where=str(path))
+    if hardware:
+        raise TraceError(f"a CPU-only trace (no GPU kernels): its ops ran on the CPU, not on "
+                         f"{hardware}; drop --hardware to place it on the measured CPU roofline",
+                         where="--hardware")
+    doc = load(measurement or _toml.DATA_DIR / BUILD_MACHINE)
+    return analyse(path, cpu_roof(doc), step, info)

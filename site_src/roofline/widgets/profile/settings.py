@@ -64,8 +64,9 @@ class ProfileSettings(WidgetSettings):
         measurement files: a build checks a fence (render-ahead's plan, the page) and draws it."""
         from roofline.model import datafile as _toml
         trace = resolve(self.trace)
+        from roofline.profile.analyse import BUILD_MACHINE
         measurement = (resolve(self.measurement, what="measurement") if self.measurement
-                       else _toml.DATA_DIR / "measurement-build-machine.json")
+                       else _toml.DATA_DIR / BUILD_MACHINE)
         return copy.deepcopy(_report(_toml.file_key(trace), _toml.file_key(measurement),
                                      self.step))
 
@@ -83,10 +84,5 @@ class ProfileSettings(WidgetSettings):
 
 @functools.lru_cache(maxsize=16)
 def _report(trace_key: tuple, measurement_key: tuple, step: int | None) -> dict:
-    from roofline.measure.schema import load
-    from roofline.profile.analyse import analyse, cpu_roof, survey
-    path = Path(trace_key[0])
-    if survey(path)["kernels"]:
-        raise RooflineError("GPU kernels found: a GPU trace on a chip's roofline is not "
-                            "supported yet", field="trace")
-    return analyse(path, cpu_roof(load(Path(measurement_key[0]))), step)
+    from roofline.profile.analyse import report
+    return report(Path(trace_key[0]), step, measurement=Path(measurement_key[0]))
