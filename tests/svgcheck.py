@@ -123,8 +123,14 @@ def svg_problems(svg: str) -> list[str]:
     return out + crossings(root)
 
 
+_SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S | re.I)
+
+
 def drawings(html: str) -> list[str]:
-    """Each <svg>…</svg> of a block or page (nested frames stay inside their drawing)."""
+    """Each <svg>…</svg> of a block or page (nested frames stay inside their drawing). The text
+    of <script> elements is left out: SVG a script writes as strings (the serving window's
+    redraw) is code, not a drawing on the page."""
+    html = _SCRIPT.sub("", html)
     out, depth, start = [], 0, 0
     for m in re.finditer(r"<svg\b|</svg>", html):
         if m.group(0) == "</svg>":

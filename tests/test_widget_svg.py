@@ -153,3 +153,7 @@ def test_every_drawing_on_every_built_page_passes_the_label_gate(built_site):
               'height="360"><text x="160" y="351" style="font-size:13px;font-style:italic;'
               'text-anchor:middle">arithmetic intensity per kernel (FLOP/byte)</text></svg>')
     assert count_problems_by_kind(svg_problems(seeded)) == {"leaves": 1}
+    # a page's script that writes SVG as strings is not a drawing; the same SVG outside a
+    # script still is
+    in_script = f"<p>x</p><script>const s = `{seeded}`;</script>"
+    assert drawings(in_script) == [] and drawings(in_script + seeded) == [seeded]
