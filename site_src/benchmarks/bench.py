@@ -233,19 +233,12 @@ def main(argv: list[str] | None = None) -> int:
                          "interleaved rounds of a first build (with and without the "
                          "render-ahead worker) and bare Material (JSON on stdout)")
     args = ap.parse_args(argv)
-    if args.newcomer:
-        from benchmarks.sitebuild import bench_newcomer
+    if args.newcomer or args.build_rounds:
+        from benchmarks.sitebuild import bench_build_rounds, bench_newcomer
 
         before = load_average()
-        r = bench_newcomer(args.newcomer)
-        r["load"] = f"{before} → {load_average()}"
-        print(json.dumps(r, indent=1))
-        return 0
-    if args.build_rounds:
-        from benchmarks.sitebuild import bench_build_rounds
-
-        before = load_average()
-        r = bench_build_rounds(args.build_rounds)
+        r = (bench_newcomer(args.newcomer) if args.newcomer
+             else bench_build_rounds(args.build_rounds))
         r["load"] = f"{before} → {load_average()}"
         print(json.dumps(r, indent=1))
         return 0

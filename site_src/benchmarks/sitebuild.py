@@ -75,12 +75,15 @@ def bench_build(runs: int) -> dict:
             "ratio": median(ours) / median(plain), "runs": runs}
 
 
-def _timed_build(config: Path, dest: Path, cwd: Path, env: dict) -> tuple[float, float]:
-    """(wall, CPU) seconds of one `mkdocs build`, CPU being the child's user + system time."""
+def _timed_build(config: Path, dest: Path | None, cwd: Path, env: dict,
+                 python: str = sys.executable) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `mkdocs build` (into `dest`, else the config's site_dir) by
+    `python`, CPU being the child's user + system time."""
     before = os.times()
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config),
-                           "-d", str(dest)], cwd=cwd, env=env, capture_output=True, text=True)
+    where = ["-d", str(dest)] if dest is not None else []
+    proc = subprocess.run([python, "-m", "mkdocs", "build", "-q", "-f", str(config), *where],
+                          cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t
     if proc.returncode:
         raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
@@ -113,12 +116,18 @@ def bench_build_rounds(rounds: int) -> dict:
             runs["bare"].append(_timed_build(bare, tmp / f"b{i}", ROOT, ENV))
             for name in ("c", "o", "w", "b"):
                 shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
-    out = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
-               "wall_median": median([w for w, _ in v]), "cpu_median": median([c for _, c in v])}
-           for k, v in runs.items()}
-    for k in ("cold", "cold, one process", "warm"):
-        out[k]["ratio_wall"] = out[k]["wall_median"] / out["bare"]["wall_median"]
-        out[k]["ratio_cpu"] = out[k]["cpu_median"] / out["bare"]["cpu_median"]
+    return _against_bare(runs)
+
+
+def _against_bare(runs: dict[str, list[tuple[float, float]]]) -> dict:
+    """Each kind's (wall, CPU) samples, their medians, and every kind's ratios to "bare"."""
+    out: dict = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
+                     "wall_median": median([w for w, _ in v]),
+                     "cpu_median": median([c for _, c in v])} for k, v in runs.items()}
+    for k in out:
+        if k != "bare":
+            out[k]["ratio_wall"] = out[k]["wall_median"] / out["bare"]["wall_median"]
+            out[k]["ratio_cpu"] = out[k]["cpu_median"] / out["bare"]["cpu_median"]
     return out
 
 
@@ -295,16 +304,7 @@ def bench_newcomer(rounds: int) -> dict:
         def first_build(extra: dict, config: Path) -> tuple[float, float]:
             subprocess.run(["git", "clean", "-q", "-fdx", "-e", "*.egg-info"], cwd=clone,
                            check=True)
-            before = os.times()
-            t0 = time.perf_counter()
-            proc = subprocess.run([py, "-m", "mkdocs", "build", "-q", "-f", str(config)],
-                                  cwd=clone, env={**env, **extra}, capture_output=True, text=True)
-            wall = time.perf_counter() - t0
-            if proc.returncode:
-                raise SystemExit(f"build failed: {proc.stderr[-2000:]}")
-            after = os.times()
-            return wall, (after.children_user - before.children_user
-                          + after.children_system - before.children_system)
+            return _timed_build(config, None, clone, {**env, **extra}, python=py)
 
         runs: dict[str, list[tuple[float, float]]] = {"first build": [],
                                                       "first build, no worker": [], "bare": []}
@@ -313,11 +313,4 @@ def bench_newcomer(rounds: int) -> dict:
             runs["first build, no worker"].append(first_build({"ROOFLINE_WORKERS": "0"},
                                                               clone / "mkdocs.yml"))
             runs["bare"].append(first_build({}, bare))
-    out: dict = {k: {"wall": [w for w, _ in v], "cpu": [c for _, c in v],
-                     "wall_median": median([w for w, _ in v]),
-                     "cpu_median": median([c for _, c in v])} for k, v in runs.items()}
-    for k in ("first build", "first build, no worker"):
-        out[k]["ratio_wall"] = out[k]["wall_median"] / out["bare"]["wall_median"]
-        out[k]["ratio_cpu"] = out[k]["cpu_median"] / out["bare"]["cpu_median"]
-    out["pip_install_e_s"] = install_s
-    return out
+    return {**_against_bare(runs), "pip_install_e_s": install_s}
