@@ -95,6 +95,7 @@ def test_seeded_a_helper_declared_twice_is_refused_naming_both_files(tmp_path):
     ('import * as f from "./format.mjs";', "only `import { … } from"),
     ('import { a,\n  b } from "./format.mjs";', "only `import { … } from"),
     ('import { a } from "./nowhere.mjs";', "imports ./nowhere.mjs, which does not exist"),
+    ('import { a as b } from "./format.mjs";', "a renamed import (`as`) cannot be joined"),
 ])
 def test_seeded_an_import_bundle_cannot_join_is_an_error_naming_file_and_line(tmp_path, line,
                                                                                message):

@@ -49,6 +49,11 @@ def imports(path: Path) -> list[Path]:
         if not m:
             raise ValueError(f"{path.name}:{n}: only `import {{ … }} from \"./x.mjs\";` on one "
                              f"line can be joined, got {line.strip()!r}")
+        if re.search(r"\bas\b", line.split("}")[0]):
+            # Joined, the importer sees the exporter's own name: an alias would name nothing,
+            # or worse, another module's function of that name.
+            raise ValueError(f"{path.name}:{n}: a renamed import (`as`) cannot be joined into "
+                             f"one scope; use the exported name: {line.strip()!r}")
         dep = (path.parent / m.group(1)).resolve()
         if not dep.is_file():
             raise ValueError(f"{path.name}:{n}: imports {m.group(1)}, which does not exist")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from pathlib import Path
 
 from roofline import fmt
 from roofline.model.catalog import Accelerator, Catalog
@@ -124,10 +125,9 @@ def ops_table(points: list[OpPoint], *, contexts: dict[str, str] | None = None) 
 
 PUNCHLINE = ("name", "bound", "attainable_flops_per_s", "fraction_of_peak", "time_s",
              "intensity_flops_per_byte")
-FIT_MIN_REM, FIT_MAX_REM = 16, 80
-_CHAR_REM = 0.36     # one character of the .64rem table font, in rem (measured ≈ 0.34)
-_PAD_REM = 1.0       # left + right cell padding
-_WRAP_CHARS = 14     # a text column wraps at about this many characters
+TABLE_JS = Path(__file__).parent / "js" / "table.mjs"
+"""The markup and the width rule (rl-fit-N, rl-min-M) of every generated table: one copy, in
+JavaScript, so a table made in the browser (the profile drop page) is laid out by the same rule."""
 
 
 @dataclass(frozen=True)
@@ -139,64 +139,15 @@ class HtmlColumn:
     """Text that may wrap (prose, shapes); numbers and short labels never wrap."""
 
 
-def _bucket(rem: float) -> int:
-    n = int(-(-rem // 2) * 2)
-    return max(FIT_MIN_REM, min(FIT_MAX_REM, n))
-
-
-def _text_len(cell_html: str) -> int:
-    import re
-    return len(html.unescape(re.sub(r"<[^>]+>", "", cell_html)).strip())
-
-
-def column_rem(col: HtmlColumn, cells: list[str]) -> float:
-    """The width a column needs, in rem: its longest title word, and its longest cell (text
-    columns wrap at about _WRAP_CHARS characters or their longest word)."""
-    import re
-    title = max((len(w) for w in col.title.split()), default=1)
-    lengths = [_text_len(c) for c in cells] or [1]
-    if col.wrap:
-        words = max((len(w) for c in cells
-                     for w in html.unescape(re.sub(r"<[^>]+>", " ", c)).split()), default=1)
-        chars = max(title, min(max(lengths), max(_WRAP_CHARS, words)))
-    else:
-        chars = max(title, max(lengths))
-    return chars * _CHAR_REM + _PAD_REM
-
-
 def html_table(columns: list[HtmlColumn], rows: list[list[str]], *, label: str,
                css_class: str = "", note: str = "") -> str:
-    """An accessible, responsive table. Cells are HTML (escape text before passing it)."""
-    widths = [column_rem(c, [r[i] for r in rows]) for i, c in enumerate(columns)]
-    full = sum(widths)
-    core = sum(w for w, c in zip(widths, columns) if c.priority < 3)
-    hidden = [c.title for c in columns if c.priority >= 3]
-    classes = " ".join(x for x in ("rl-table", f"rl-fit-{_bucket(full)}",
-                                   f"rl-min-{_bucket(core)}", css_class) if x)
-
-    def cls(c: HtmlColumn) -> str:
-        names = [f"rl-p{c.priority}"] + (["rl-num"] if c.align == "right" else []) + (
-            ["rl-wrap"] if c.wrap else [])
-        return " ".join(names)
-    head = "".join(f'<th scope="col" class="{cls(c)}">{html.escape(c.title)}</th>'
-                   for c in columns)
-    body = []
-    for r in rows:
-        cells = []
-        for i, (c, v) in enumerate(zip(columns, r)):
-            tag = "th" if i == 0 else "td"
-            scope = ' scope="row"' if i == 0 else ""
-            cells.append(f'<{tag}{scope} class="{cls(c)}" data-label="{html.escape(c.title)}">'
-                         f"{v}</{tag}>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    cue = ""
-    if hidden:
-        cue = (f'<p class="rl-cue">Not shown at this width: {html.escape(", ".join(hidden))}'
-               " (widen the window or print to see every column).</p>")
-    return (f'\n<div class="{classes}" role="region" tabindex="0" data-search-exclude '
-            f'data-scroll-cue aria-label="{html.escape(label)}"><div class="rl-in">'
-            f'<table class="rl-t"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
-            f"</tbody></table>{cue}{note}</div></div>\n")
+    """An accessible, responsive table (table.mjs's htmlTable). Cells are HTML (escape text
+    before passing it)."""
+    from dataclasses import asdict
+    from roofline.render.jsengine import call
+    return call(TABLE_JS, "htmlTable", [asdict(c) for c in columns],
+                [[str(v) for v in r] for r in rows],
+                {"label": label, "cssClass": css_class, "note": note})
 
 
 def table_html(t: Table, *, label: str, priority: dict[str, int] | None = None,

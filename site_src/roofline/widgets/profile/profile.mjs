@@ -1,10 +1,13 @@
-// A profile report's two figures, drawn at build time by the static-chart engine (chart.mjs):
-// the step's op families on the measured roofline (each at its arithmetic intensity and
-// achieved FLOP/s, under the roof and the bandwidth slope) and the waterfall of the step's
-// wall time. The figures are from roofline.profile.analyse; nothing is computed here but
+// A profile report's markup — the one copy, run by the build (the ```roofline-profile fence,
+// through block.py) and by the drop page in the browser: the summary, two figures drawn by the
+// static-chart engine (chart.mjs) — the step's op families on the measured roofline (each at
+// its arithmetic intensity and achieved FLOP/s, under the roof and the bandwidth slope) and the
+// waterfall of the step's wall time — the table of op families, the unmodelled ops and the
+// leaks. The figures are roofline/profile/analyse.mjs's report; nothing is computed here but
 // places on the page.
 import { barChart, decades, drawChart } from "../../render/js/chart.mjs";
 import { num, percent } from "../../render/js/format.mjs";
+import { escapeHtml, htmlTable } from "../../render/js/table.mjs";
 
 export const VARIANTS = [[688, "rl-profile-wide"], [480, "rl-profile-medium"],
                          [320, "rl-profile-narrow"]];
@@ -76,4 +79,62 @@ export function profileFigures(R) {
   return VARIANTS.map(([w, cls]) =>
     `<div class="rl-profile-drawing ${cls}">${rooflineSvg(R, w, cls)}${waterfallSvg(R, w, cls)}</div>`)
     .join("");
+}
+
+const g = (x) => num(x, 3);
+const basename = (p) => String(p).split(/[\\/]/).pop();
+
+// The families (and the unmodelled ops, one row) as the site's responsive table: detail columns
+// step aside, then rows become cards, on narrow screens.
+export function familiesTable(R, label) {
+  const columns = [{ title: "family", wrap: true, priority: 1 }, { title: "ops", align: "right" },
+    { title: "time", align: "right", priority: 1 }, { title: "of step", align: "right" },
+    { title: "FLOP/byte", align: "right", priority: 3 }, { title: "GFLOP/s", align: "right" },
+    { title: "of bound", align: "right" }, { title: "verdict", wrap: true, priority: 1 }];
+  const rows = Object.entries(R.families).map(([f, v]) => [
+    escapeHtml(f), String(v.count), `${g(v.time_s * 1e3)} ms`, `${g(v.share_of_step * 100)} %`,
+    v.intensity_flops_per_byte === null ? "—" : g(v.intensity_flops_per_byte),
+    g(v.achieved_flops_per_s / 1e9),
+    v.share_of_bound === null ? "—" : `${g(v.share_of_bound * 100)} %`,
+    escapeHtml(v.verdict) + (v.note ? "*" : "")]);
+  if (R.unmodelled.length) {   // one row here; each op by name under the table
+    const t = R.unmodelled.reduce((s, u) => s + u.time_s, 0);
+    rows.push(["unmodelled", String(R.unmodelled.reduce((s, u) => s + u.count, 0)),
+               `${g(t * 1e3)} ms`, `${g(t / R.wall_s * 100)} %`, "—", "—", "—",
+               "not modelled (below)"]);
+  }
+  return htmlTable(columns, rows, { label });
+}
+
+function unmodelledList(R) {
+  if (!R.unmodelled.length) return "";
+  const items = R.unmodelled.map((u) => `<li><code>${escapeHtml(u.name)}</code>: ${u.count} ` +
+    `op${u.count !== 1 ? "s" : ""}, ${g(u.time_s * 1e3)} ms</li>`).join("");
+  return "<p>Unmodelled ops (the cost model has no function for them: listed with their " +
+    `time, never guessed):</p><ul>${items}</ul>`;
+}
+
+// The report's body (everything inside the block's container).
+export function reportHtml(R) {
+  const roof = R.roof, rec = R.recorded, name = basename(R.trace);
+  const origin = rec ? ` Recorded on the ${escapeHtml(String(rec.device ?? "?").toUpperCase())} by ` +
+    `<code>${escapeHtml(String(rec.script))}</code> with torch ${escapeHtml(String(rec.torch))}.` : "";
+  const leaks = R.leaks.map((l) => `<li>${g(l.share * 100)} % of the step: ${escapeHtml(l.advice)}</li>`)
+    .join("");
+  return [
+    `<p><strong>${escapeHtml(R.step)}</strong> of <code>${escapeHtml(name)}</code>: ${g(R.wall_s * 1e3)} ms ` +
+    `on the ${escapeHtml(R.device.toUpperCase())}, measured MFU <strong>${g(R.mfu * 100)} %</strong> ` +
+    `against ${escapeHtml(roof.label)}'s ${g(roof.peak_flops_per_s / 1e9)} GFLOP/s and ` +
+    `${g(roof.bandwidth_bytes_per_s / 1e9)} GB/s (ridge ${g(roof.ridge_flops_per_byte)} ` +
+    `FLOP/byte).${origin}</p>`,
+    `<div class="rl-profile-figure">${profileFigures(R)}</div>`,
+    familiesTable(R, `Op families of ${name}`),
+    unmodelledList(R),
+    Object.entries(R.families).filter(([, v]) => v.note)
+      .map(([f, v]) => `<p>* ${escapeHtml(f)}: ${escapeHtml(v.note)}.</p>`).join(""),
+    `<p>Top leaks:</p><ol>${leaks}</ol>`,
+    `<p class="roofline-caption">The op families of ${escapeHtml(R.step)} of ${escapeHtml(name)} on the ` +
+    "measured roofline (each at its arithmetic intensity and achieved FLOP/s) and where the " +
+    "step's wall time went.</p>",
+  ].join("\n");
 }

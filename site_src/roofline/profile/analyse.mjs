@@ -1,0 +1,271 @@
+// One profiled step on the roofline — the one copy, run by the browser (the drop page reads a
+// dropped trace) and by the build's JS engine (`roofline profile`, the ```roofline-profile
+// fence, through roofline/profile/analyse.py): every op family at its achieved FLOP/s, its share
+// of the bound, its verdict, the step's measured MFU, a waterfall of where its wall time went
+// and the top three leaks, from a torch.profiler Chrome trace priced by costs.mjs.
+//
+// Reading the file is the host's (Python's streaming reader, the browser's reader.mjs); from
+// an event on, everything is here, in two passes over the events in bounded memory:
+//   1. s = newSurvey(); surveyEvents(s, events, meta) per chunk; info = finishSurvey(s)
+//   2. w = pickStep(info, step); nodes += stepEvents(w, events) per chunk
+//   3. stepReport({ info, window: w, nodes, roof, terms, trace })
+// Bad input comes back as { error, field } (the host shows one line); a broken invariant of
+// ours (the waterfall not summing to the step) is thrown: a bug stays a bug.
+//
+// Conventions (stated once):
+// - An op's time is its own span on the step's thread. Ops nest (aten::linear runs aten::mm; an
+//   autograd node runs its backward ops): the outermost op the cost model prices takes the whole
+//   span; an op it does not price is looked into, its own time outside its children counted as
+//   dispatch; an op with nothing priced inside it is *unmodelled*, listed with its time and
+//   count, never dropped and never guessed.
+// - The step's wall time is exactly: useful matrix math at the roof's peak + matrix ops' time
+//   beyond that + memory-bound ops' time + dispatch (views, wrappers' own time, the gaps between
+//   ops) + communication + unmodelled. The parts are computed separately and their sum is
+//   checked against the step's span.
+// - A CPU trace (no GPU kernels) ran on the CPU: it is placed on a measured CPU roofline
+//   (`roofline measure`), never on a GPU's.
+// - Verdicts: *launch-bound* when an op's roofline time is shorter than the trace's own dispatch
+//   cost per op (the median span of its view ops, which do no work); else *compute-bound* at or
+//   past the ridge and *memory-bound* below it.
+import { FAMILIES, USEFUL, costOf } from "./costs.mjs";
+
+const STEP = /^ProfilerStep#(\d+)$/;
+const META_KEYS = ["roofline_recorded", "deviceProperties", "record_shapes", "with_flops"];
+export const ADVICE = {
+  matmul: "Matrix math below its roof: larger or better-shaped matmuls, a tensor-core dtype " +
+          "(bf16, fp8) on a GPU, and fewer small GEMMs (§2–3).",
+  memory: "Memory-bound ops: fuse them into their neighbours so intermediates stay on chip " +
+          "(torch.compile, fused norms and FlashAttention; §4 and lesson 07).",
+  dispatch: "Dispatch and gaps: each op pays a launch; fewer, larger ops or a captured graph " +
+            "(CUDA graphs, torch.compile) remove it (§5).",
+  communication: "Communication: overlap it with compute, or move less (§5).",
+  unmodelled: "Ops the roofline model does not know: look at them in the trace; the model " +
+              "cannot say what they should cost.",
+};
+
+// --- pass 1: the steps, what the trace recorded and on which device --------------------------
+export function newSurvey() {
+  return { steps: {}, events: 0, ops: 0, shaped: 0, kernels: 0, meta: {}, span: [null, null] };
+}
+
+// Counts `events` (and keeps the `meta` [key, value] pairs that matter) into `s`; returns `s`.
+export function surveyEvents(s, events, meta = []) {
+  for (const [k, v] of meta) if (META_KEYS.includes(k)) s.meta[k] = v;
+  for (const e of events) {
+    if (e === null || typeof e !== "object" || Array.isArray(e)) continue;
+    s.events += 1;
+    if (e.ph !== "X") continue;
+    const ts = Number(e.ts || 0), dur = Number(e.dur || 0);
+    if (e.cat === "cpu_op") {
+      s.ops += 1;
+      const dims = (e.args || {})["Input Dims"];
+      if (Array.isArray(dims) && dims.length) s.shaped += 1;
+      s.span = [s.span[0] === null ? ts : Math.min(s.span[0], ts),
+                s.span[1] === null ? ts + dur : Math.max(s.span[1], ts + dur)];
+    } else if (e.cat === "kernel" || e.cat === "gpu_memcpy" || e.cat === "gpu_memset") {
+      s.kernels += 1;
+    } else if (e.cat === "user_annotation") {
+      const m = STEP.exec(String(e.name ?? ""));
+      if (m) s.steps[m[1]] = { ts, dur, tid: e.tid ?? null };
+    }
+  }
+  return s;
+}
+
+// The survey, or { error } for a trace with nothing to analyse.
+export function finishSurvey(s) {
+  if (!s.events) return { error: "no events: the trace's traceEvents array is empty" };
+  if (!s.ops) return { error: 'no CPU ops (cat "cpu_op"): not a PyTorch profiler trace' };
+  if (!s.shaped) {
+    return { error: "no shapes recorded: profile with record_shapes=True, so each op's FLOPs " +
+                    "and bytes can be computed" };
+  }
+  return s;
+}
+
+const stepNumbers = (info) => Object.keys(info.steps).map(Number).sort((a, b) => a - b);
+
+// The window of step `step` (null: the last), or { error, field }.
+export function pickStep(info, step = null) {
+  const numbers = stepNumbers(info);
+  if (!numbers.length) {
+    if (step !== null) {
+      return { error: `no ProfilerStep#${step}: the trace has no ProfilerStep annotations ` +
+                      "(profile with a schedule and call prof.step())" };
+    }
+    const [lo, hi] = info.span;
+    return { name: "the whole trace", ts: lo, dur: hi - lo, tid: null };
+  }
+  const n = step === null ? numbers[numbers.length - 1] : step;
+  if (!numbers.includes(n)) {
+    return { error: `no ProfilerStep#${n}; the trace has steps ${numbers.join(", ")}`,
+             field: "step" };
+  }
+  return { name: `ProfilerStep#${n}`, ...info.steps[n] };
+}
+
+// --- pass 2: the step's ops on its thread ---------------------------------------------------
+// The events of `events` inside the step's window, as [name, ts, dur, args] (args: the shapes).
+export function stepEvents(w, events) {
+  const lo = w.ts, hi = w.ts + w.dur, out = [];
+  for (const e of events) {
+    if (e === null || typeof e !== "object" || e.ph !== "X" ||
+        (e.cat !== "cpu_op" && e.cat !== "user_annotation")) continue;
+    if (w.tid !== null && e.tid !== w.tid) continue;
+    const ts = Number(e.ts || 0), dur = Number(e.dur || 0);
+    const name = String(e.name ?? "");
+    if (ts < lo || ts + dur > hi + 1e-3 || STEP.test(name)) continue;
+    const a = e.args || {};
+    out.push([name, ts, dur, { "Input Dims": a["Input Dims"], "Input type": a["Input type"] }]);
+  }
+  return out;
+}
+
+// The step's ops nested by their spans.
+export function stepTree(nodes) {
+  const found = nodes.map(([name, ts, dur, args]) => ({ name, ts, dur, args, children: [] }));
+  found.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const roots = [], stack = [];
+  for (const n of found) {
+    while (stack.length && n.ts >= stack[stack.length - 1].ts + stack[stack.length - 1].dur - 1e-6) {
+      stack.pop();
+    }
+    (stack.length ? stack[stack.length - 1].children : roots).push(n);
+    stack.push(n);
+  }
+  return roots;
+}
+
+// Each op's span to a family, to unmodelled, or (a wrapper's own time) to dispatch.
+export function attribute(roots, terms) {
+  const fam = Object.fromEntries(FAMILIES.map((f) => [f, { count: 0, time_us: 0, flops: 0,
+    bytes: 0, useful_flops: 0, calls: [] }]));
+  const unmodelled = new Map();
+  let wrapperUs = 0;
+  const priced = (n) => (n._priced ??= costOf(n.name, n.args, n.children.length > 0, terms)
+                         !== null || n.children.some(priced));
+  const walk = (n) => {
+    const c = costOf(n.name, n.args, n.children.length > 0, terms);
+    if (c !== null) {
+      const f = fam[c.family];
+      f.count += 1;
+      f.time_us += n.dur;
+      f.flops += c.flops;
+      f.bytes += c.bytes;
+      f.useful_flops += c.useful_flops;
+      f.calls.push([n.dur, c.flops, c.bytes]);
+      return;
+    }
+    if (!n.children.some(priced)) {
+      const u = unmodelled.get(n.name) || { count: 0, time_us: 0 };
+      u.count += 1;
+      u.time_us += n.dur;
+      unmodelled.set(n.name, u);
+      return;
+    }
+    wrapperUs += n.dur - n.children.reduce((s, ch) => s + ch.dur, 0);
+    n.children.forEach(walk);
+  };
+  roots.forEach(walk);
+  return { families: fam, unmodelled, wrapper_us: wrapperUs,
+           covered_us: roots.reduce((s, r) => s + r.dur, 0) };
+}
+
+function median(xs) {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const fmt3 = (v) => Number(v.toPrecision(3)).toString();
+
+// The report of one step: see the head of this file. `roof`: { label, peak_flops_per_s,
+// bandwidth_bytes_per_s, basis }; `terms`: roofline.profile.terms.
+export function stepReport({ info, window: w, nodes, roof, terms, trace }) {
+  const a = attribute(stepTree(nodes), terms);
+  const wallS = w.dur * 1e-6;
+  const fam = a.families;
+  const dispatchUs = median(fam.views.calls.map(([d]) => d));
+  const peak = roof.peak_flops_per_s, bw = roof.bandwidth_bytes_per_s, ridge = peak / bw;
+  const families = {};
+  for (const [f, v] of Object.entries(fam)) {
+    if (!v.count) continue;
+    const t = v.time_us * 1e-6;
+    const roofS = v.calls.reduce((s, [, fl, by]) => s + Math.max(fl / peak, by / bw), 0);
+    const ai = v.bytes ? v.flops / v.bytes : null;
+    const bound = ai !== null ? Math.min(peak, ai * bw) : null;
+    const achieved = t ? v.flops / t : 0;
+    const perCallRoofUs = roofS / v.count * 1e6;
+    const verdict = f === "views" ? "dispatch (no work)"
+      : perCallRoofUs < dispatchUs ? "launch-bound"
+        : ai !== null && ai >= ridge ? "compute-bound" : "memory-bound";
+    families[f] = {
+      count: v.count, time_s: t, share_of_step: t / wallS, flops: v.flops, bytes: v.bytes,
+      useful_flops: v.useful_flops, intensity_flops_per_byte: ai, achieved_flops_per_s: achieved,
+      bound_flops_per_s: bound, share_of_bound: bound ? achieved / bound : null,
+      roofline_time_s: roofS, verdict,
+      note: bound && achieved > bound
+        ? `above the DRAM roof: its ${fmt3(v.bytes / v.count / 1e6)} MB per op fit in the ` +
+          "caches, whose roofs are higher (roofline measure's in-cache figures)" : "",
+    };
+  }
+  const sum = (fs, key) => fs.reduce((s, f) => s + (families[f] ? families[f][key] : 0), 0);
+  const useful = sum(USEFUL, "useful_flops");
+  const matrixS = sum(USEFUL, "time_s");
+  const memoryS = Object.entries(families).filter(([f]) => !USEFUL.includes(f) && f !== "views")
+    .reduce((s, [, v]) => s + v.time_s, 0);
+  const viewsS = families.views ? families.views.time_s : 0;
+  const gapsS = wallS - a.covered_us * 1e-6;
+  const unmodelledS = [...a.unmodelled.values()].reduce((s, u) => s + u.time_us, 0) * 1e-6;
+  const idealS = useful / peak;
+  const parts = [["useful matrix math at peak", idealS],
+                 ["matrix ops below their roof", matrixS - idealS],
+                 ["memory-bound ops", memoryS],
+                 ["dispatch and gaps", viewsS + a.wrapper_us * 1e-6 + gapsS],
+                 ["communication", 0],
+                 ["unmodelled", unmodelledS]];
+  const total = parts.reduce((s, [, x]) => s + x, 0);
+  if (Math.abs(total - wallS) > 0.01 * wallS) {
+    throw new Error(`the waterfall sums to ${total} s, the step is ${wallS} s`);
+  }
+  const leaks = [["matmul", matrixS - idealS], ["memory", memoryS], ["dispatch", parts[3][1]],
+                 ["unmodelled", unmodelledS]]
+    .map((kv, i) => [...kv, i]).sort((x, y) => y[1] - x[1] || x[2] - y[2]).slice(0, 3);
+  return {
+    trace, step: w.name, wall_s: wallS, device: info.kernels ? "cuda" : "cpu",
+    recorded: info.meta.roofline_recorded ?? null,
+    roof: { label: roof.label, peak_flops_per_s: peak, bandwidth_bytes_per_s: bw,
+            ridge_flops_per_byte: ridge, basis: roof.basis },
+    steps: stepNumbers(info), dispatch_per_op_s: dispatchUs * 1e-6, families,
+    unmodelled: [...a.unmodelled.entries()].sort((x, y) => y[1].time_us - x[1].time_us)
+      .map(([name, u]) => ({ name, count: u.count, time_s: u.time_us * 1e-6 })),
+    mfu: useful / (wallS * peak), useful_flops: useful,
+    waterfall: parts.map(([part, s]) => ({ part, time_s: s, share: s / wallS })),
+    waterfall_sum_s: total,
+    leaks: leaks.map(([leak, s]) => ({ leak, time_s: s, share: s / wallS, advice: ADVICE[leak] })),
+  };
+}
+
+// The measured CPU roofline of a `roofline measure` JSON: its DRAM roof and fp32 matmul roof;
+// { error } when the file has neither.
+export function cpuRoof(measurement) {
+  const c = (measurement && measurement.ceilings) || {};
+  const bw = (c.bandwidth || []).find((b) => b.level === "DRAM");
+  const peak = (c.compute || []).find((p) => p.precision === "fp32");
+  if (!bw || !peak) {
+    return { error: "not a roofline measure JSON: it needs a DRAM bandwidth and an fp32 " +
+                    "compute ceiling" };
+  }
+  return { label: measurement.label || "measured CPU", peak_flops_per_s: peak.flops_per_s,
+           bandwidth_bytes_per_s: bw.bandwidth_bytes_per_s,
+           basis: "measured (roofline measure): fp32 matmul roof and DRAM STREAM roof" };
+}
+
+// A CPU-only trace goes on a CPU roofline; a trace with GPU kernels is not placed yet.
+export function checkDevice(info) {
+  if (info.kernels) {
+    return { error: "GPU kernels found: placing a GPU trace on a chip's roofline is not " +
+                    "supported yet (no GPU trace has been recorded to test it against)" };
+  }
+  return null;
+}
