@@ -106,3 +106,18 @@ def test_numbering_counts_static_and_live_figures_in_page_order():
 def test_seeded_caption_defects_are_reported(seeded, expect):
     found = caption_problems(seeded)
     assert any(expect in p for p in found), found
+
+
+def test_a_caption_inside_a_script_is_code_and_is_not_numbered():
+    from lesson_site.captions import number_figures
+    page = ('<p class="roofline-caption">One</p>'
+            '<script type="module">const c = `<p class="roofline-caption">${t}</p>`;</script>'
+            '<figure><figcaption>Two</figcaption></figure>')
+    out = number_figures(page)
+    assert "Figure 1:</span> One" in out and "Figure 2:</span> Two" in out
+    assert '`<p class="roofline-caption">${t}</p>`' in out   # the script as it was
+    assert out.count('class="rl-fignum"') == 2
+    # seeded: the caption pattern over the whole text, scripts and all (what numbering did
+    # before), finds three captions and would call the second figure "Figure 3"
+    from lesson_site.captions import _CAPTION
+    assert len(_CAPTION.findall(page)) == 3

@@ -169,6 +169,45 @@ def test_the_fence_names_page_line_and_option(tmp_path):
     assert "Op families of torch-cpu-train.json.gz" in html
 
 
+def test_the_drop_block_carries_the_roof_the_terms_and_one_script(tmp_path):
+    from roofline.errors import WidgetOptionError
+    from roofline.hosts import door
+    from roofline.profile.terms import terms
+    html = door.render_widget("roofline-profile", {"drop": True})
+    assert html.count('<script type="module">') == 1 and 'class="rl-drop-data"' in html
+    assert 'name="trace"' in html and "nothing is uploaded" in html
+    data = json.loads(html.split('class="rl-drop-data">', 1)[1].split("</script>", 1)[0])
+    assert data["terms"] == json.loads(json.dumps(terms()))
+    assert data["roof"]["bandwidth_bytes_per_s"] == cpu_roof(load_measurement(
+        _toml.DATA_DIR / "measurement-build-machine.json")).bandwidth_bytes_per_s
+    with pytest.raises(WidgetOptionError, match="option 'drop'"):
+        door.settings("roofline-profile", {"drop": "yes"}, where="docs/p.md:4")
+    bad = tmp_path / "m.json"
+    bad.write_text("{}")
+    with pytest.raises(WidgetOptionError, match="option 'measurement'"):
+        door.settings("roofline-profile", {"drop": True, "measurement": str(bad)},
+                      where="docs/p.md:4")
+
+
+def test_the_model_functions_reach_the_js_as_their_exact_terms():
+    from roofline.model import ops as model
+    from roofline.profile import terms as T
+    t = T.terms()
+    assert t["gemm"]["flops"] == [[2.0, ["m", "n", "k"]]]
+    assert sorted(map(tuple, (tuple(v) for _, v in t["gemm"]["bytes"]))) == [
+        ("m", "k", "b"), ("m", "n", "b"), ("n", "k", "b")]
+    op = model.attention_fused(2, 8, 2, 64, 16, 512, 2, v_head_dim=32)
+    at = {"batch": 2, "heads": 8, "kv_heads": 2, "head_dim": 64, "q_len": 16, "kv_len": 512,
+          "b": 2, "v_head_dim": 32}
+    assert T.evaluate(t["attention_fused"], "flops", at) == op.flops
+    assert T.evaluate(t["attention_fused"], "bytes", at) == op.bytes
+    # seeded: a cost that is not multilinear (a square) is refused, not mispriced
+    square = lambda n, b: model.Op("sq", "sq", "x", n * n, 2 * n * b)  # noqa: E731
+    terms = {"name": "sq", **T.solve(("n", "b"), ((1, 2), (1, 2)), square)}
+    with pytest.raises(T.NotMultilinear, match="sq: flops"):
+        T.check("sq", terms, ((1, 2), (1, 2)), square)
+
+
 @pytest.mark.slow
 def test_sphinx_builds_the_window_and_a_profile_report_with_W(tmp_path):
     # the documented extension name, MyST fences of both new kinds, furo, warnings as errors

@@ -10,6 +10,9 @@ import re
 # A figure's caption opens with one of these: a <figcaption> (the static charts) or the
 # caption line of a live plot's block (render/embed.py, which is a role="figure" <div>).
 _CAPTION = re.compile(r'<figcaption(?:\s[^>]*)?>|<p class="roofline-caption">')
+# A script's text is code, not the page: a caption written by a script (the profile drop page
+# draws its report in the browser) is a string there and is left alone.
+_SCRIPT = re.compile(r"(<script\b[^>]*>.*?</script\s*>)", re.S | re.I)
 
 
 def number_figures(html: str) -> str:
@@ -20,4 +23,5 @@ def number_figures(html: str) -> str:
         nonlocal count
         count += 1
         return f'{m.group(0)}<span class="rl-fignum">Figure {count}:</span> '
-    return _CAPTION.sub(head, html)
+    parts = _SCRIPT.split(html)   # odd items: the scripts
+    return "".join(p if i % 2 else _CAPTION.sub(head, p) for i, p in enumerate(parts))

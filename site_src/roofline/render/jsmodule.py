@@ -100,3 +100,12 @@ def bundle(entry: Path) -> str:
     if stamps is not None:
         _bundles[entry] = (stamps, text)
     return text
+
+
+def inline(script: str) -> str:
+    """Our module's text inside a <script> element, as it is: only "</script" or "<!--" could
+    end or confuse the element, and our code has neither (escaping "</" as JSON does would
+    break a regular expression such as /</g)."""
+    if re.search(r"</script|<!--", script, re.I):
+        raise ValueError("a bundle contains '</script' or '<!--'; it cannot be inlined")
+    return script

@@ -5,6 +5,7 @@ the leaks. Works from file://, on paper and without JavaScript."""
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 
 from roofline.render.jsengine import call
@@ -22,8 +23,56 @@ CSS = ("<style data-rl-hoist>.rl-profile{margin:1em 0}"
        ".rl-profile-narrow{display:none!important}.rl-profile{break-inside:avoid}}</style>")
 
 
+DROP = Path(__file__).parent / "drop.mjs"
+DROP_CSS = (
+    "<style data-rl-hoist>"
+    ".rl-drop-zone{display:block;border:2px dashed var(--md-default-fg-color--light,#8c959f);"
+    "border-radius:6px;padding:1.2em 1em;text-align:center;font-size:.8rem;cursor:pointer}"
+    ".rl-drop-zone.rl-drop-over{border-color:var(--md-accent-fg-color,#526cfe);"
+    "background:var(--md-accent-fg-color--transparent,rgba(82,108,254,.1))}"
+    ".rl-drop-zone input{display:block;margin:.6em auto 0;font:inherit;max-width:100%}"
+    ".rl-drop-status{font-size:.72rem;min-height:1.2em;margin:.4em 0}"
+    ".rl-drop-error{color:var(--rl-error,#d1352b);font-weight:600}"
+    ".rl-drop-step{display:inline-flex;gap:.4em;align-items:center;font-size:.72rem}"
+    ".rl-drop-step select{font:inherit;min-height:28px;color:var(--md-default-fg-color,inherit);"
+    "background:var(--md-default-bg-color,transparent)}"
+    "@media print{.rl-drop-form,.rl-drop-step{display:none!important}}"
+    "</style>")
+
+
+def drop_zone(settings) -> str:
+    """The form the script shows (hidden until it runs: without JavaScript the page says what
+    it would do instead)."""
+    return (
+        '<form class="rl-drop-form" hidden aria-label="Read your own trace">'
+        '<label class="rl-drop-zone">Drop a <code>torch.profiler</code> trace here (.json or '
+        ".json.gz; add your <code>roofline measure</code> JSON to use your CPU's roofline), "
+        'or choose one:<input type="file" name="trace" multiple '
+        'accept=".json,.gz,application/json,application/gzip"></label>'
+        '<p class="rl-drop-status" role="status" aria-live="polite">Read in this browser: '
+        "nothing is uploaded.</p></form>"
+        '<noscript><p>With JavaScript on, this block reads a trace you choose, in your browser '
+        "(nothing is uploaded); <code>roofline profile TRACE</code> prints the same report."
+        "</p></noscript>")
+
+
 def render(settings) -> str:
-    R = settings.payload()
-    return "\n".join([
-        f'<div class="rl-profile" role="figure" aria-label="{html.escape(settings.label)}">',
-        CSS, '<div class="rl-profile-report">', call(JS, "reportHtml", R), "</div>", "</div>"])
+    P = settings.payload()
+    R = P["report"] if settings.drop else P
+    parts = [f'<div class="rl-profile{" rl-drop" if settings.drop else ""}" role="figure" '
+             f'aria-label="{html.escape(settings.label)}">', CSS]
+    if settings.drop:
+        from roofline.render.embed import script_safe_json
+        from roofline.render.jsmodule import bundle, inline
+        data = script_safe_json(json.dumps({"roof": P["roof"], "terms": P["terms"]},
+                                           separators=(",", ":"), allow_nan=False))
+        script = bundle(DROP) + ('\nfor (const r of document.querySelectorAll('
+                                 '".rl-drop:not([data-rl-drop-state])")) mount(r);\n')
+        parts += [DROP_CSS, drop_zone(settings),
+                  f'<script type="application/json" class="rl-drop-data">{data}</script>']
+    parts += ['<div class="rl-profile-report">',
+              call(JS, "reportHtml", R) if R is not None else "", "</div>"]
+    if settings.drop:
+        parts.append(f'<script type="module">{inline(script)}</script>')
+    parts.append("</div>")
+    return "\n".join(parts)

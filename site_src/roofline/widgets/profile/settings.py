@@ -32,6 +32,9 @@ class ProfileSettings(WidgetSettings):
     trace: str = ""
     step: int | None = None
     measurement: str = ""
+    drop: bool = False
+    """True: a reader drops their own trace (and, if they like, their CPU's measurement) on the
+    block and it is read in their browser; `trace`, if given, is what it shows first."""
 
     KIND: ClassVar[str] = "roofline-profile"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
@@ -40,11 +43,15 @@ class ProfileSettings(WidgetSettings):
         Option("step", int, "which ProfilerStep#N", default_text="the last one"),
         Option("measurement", str, "the CPU's measurement JSON (roofline measure)",
                default_text="the build machine's"),
+        Option("drop", bool, "a drop zone: the reader's own trace, read in their browser"),
     )
 
     def check(self) -> None:
         if not self.trace:
-            raise self.fail("trace", "missing: name a trace file")
+            if self.drop:
+                self.roof()
+                return
+            raise self.fail("trace", "missing: name a trace file (or set drop: true)")
         try:
             self.report()
         except RooflineError as exc:
@@ -54,7 +61,10 @@ class ProfileSettings(WidgetSettings):
                             else exc.detail) from None
 
     def data_files(self) -> list[str]:
-        files = [str(resolve(self.trace))]
+        from roofline.model import datafile as _toml
+        from roofline.profile.analyse import BUILD_MACHINE
+        files = [str(resolve(self.trace))] if self.trace else [
+            str(_toml.DATA_DIR / BUILD_MACHINE)]
         if self.measurement:
             files.append(str(resolve(self.measurement, what="measurement")))
         return files
@@ -70,16 +80,37 @@ class ProfileSettings(WidgetSettings):
         return copy.deepcopy(_report(_toml.file_key(trace), _toml.file_key(measurement),
                                      self.step))
 
+    def roof(self) -> dict:
+        """The roofline a dropped trace is placed on first: the measurement's, else the build
+        machine's (a reader may drop their own measurement beside the trace)."""
+        from roofline.measure.schema import load
+        from roofline.model import datafile as _toml
+        from roofline.profile.analyse import BUILD_MACHINE, cpu_roof
+        try:
+            doc = load(resolve(self.measurement, what="measurement") if self.measurement
+                       else _toml.DATA_DIR / BUILD_MACHINE)
+            return cpu_roof(doc).as_dict()
+        except RooflineError as exc:
+            raise self.fail("measurement", exc.detail) from None
+
     @property
     def height_px(self) -> int:
         return 0
 
     @property
     def label(self) -> str:
+        if not self.trace:
+            return "Profile on the roofline: your own trace"
         return f"Profile on the roofline: {Path(self.trace).name}"
 
     def payload(self) -> dict:
-        return self.report()
+        """The report; with `drop`, what the page's script needs beside it: the roof and the
+        model's cost terms (roofline.profile.terms)."""
+        report = self.report() if self.trace else None
+        if not self.drop:
+            return report
+        from roofline.profile.terms import terms
+        return {"report": report, "roof": self.roof(), "terms": terms()}
 
 
 @functools.lru_cache(maxsize=16)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from roofline.render.embed import script_safe_json
 from roofline.render.jsengine import call
-from roofline.render.jsmodule import bundle
+from roofline.render.jsmodule import bundle, inline
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static.mjs"
@@ -104,16 +104,6 @@ def source_html(P: dict, controls: bool = True) -> str:
             + "</p>")
 
 
-def _inline(script: str) -> str:
-    """Our module's text inside a <script> element, as it is: only "</script" or "<!--" could
-    end or confuse the element, and our code has neither (escaping "</" as JSON does would
-    break a regular expression such as /</g)."""
-    import re
-    if re.search(r"</script|<!--", script, re.I):
-        raise ValueError("view.mjs's bundle contains '</script' or '<!--'; it cannot be inlined")
-    return script
-
-
 def caption(P: dict) -> str:
     st = P["state"]
     return (f"The serving window of {P['models'][st['model']]['label']} on the "
@@ -132,7 +122,7 @@ def render(settings) -> str:
         script = bundle(VIEW) + ('\nfor (const r of document.querySelectorAll('
                                  '".rl-window:not([data-rl-window-state])")) mount(r);\n')
         live = [f'<script type="application/json" class="rl-window-data">{data}</script>',
-                f'<script type="module">{_inline(script)}</script>']
+                f'<script type="module">{inline(script)}</script>']
     return "\n".join([
         f'<div class="rl-window" role="figure" aria-label="{html.escape(settings.label)}">',
         CSS,

@@ -1,0 +1,149 @@
+// The drop page: a reader drops (or chooses) a torch.profiler trace and it is read here, in the
+// browser, with nothing uploaded — the file is streamed from disk (gunzipped by the browser's
+// DecompressionStream when it is .json.gz), cut into events by reader.mjs and analysed by
+// analyse.mjs, the code `roofline profile` runs; the report is drawn by profile.mjs, as the
+// build draws a fence's. A `roofline measure` JSON dropped beside it moves the trace onto that
+// CPU's roofline. Works from file:// (the module is inlined; no request is made).
+//
+// Pure steps are exported for node's tests; mount() is the page's entry.
+import { TraceInputError, TraceReader } from "../../profile/reader.mjs";
+import { checkDevice, cpuRoof, finishSurvey, newSurvey, pickStep } from "../../profile/analyse.mjs";
+import { stepEvents, stepReport, surveyEvents } from "../../profile/analyse.mjs";
+import { reportHtml } from "./profile.mjs";
+
+// The file's text, piece by piece (a ReadableStream of strings), gunzipped when it is gzip.
+export async function textStream(file) {
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  const gz = head[0] === 0x1f && head[1] === 0x8b;
+  let bytes = file.stream();
+  if (gz) bytes = bytes.pipeThrough(new DecompressionStream("gzip"));
+  return { gz, text: bytes.pipeThrough(new TextDecoderStream("utf-8", { fatal: true })) };
+}
+
+// One pass over the trace: onChunk(events, meta) per piece of text read.
+export async function readTrace(file, onChunk) {
+  const { gz, text } = await textStream(file);
+  const r = new TraceReader(), reader = text.getReader();
+  for (;;) {
+    let piece;
+    try {
+      piece = await reader.read();
+    } catch (e) {
+      throw new TraceInputError(gz ? `truncated or corrupt gzip stream (${e.message})`
+        : `not UTF-8 text: not a Chrome trace (${e.message})`);
+    }
+    if (piece.done) break;
+    const { events, meta } = r.push(piece.value);
+    onChunk(events, meta);
+  }
+  const { events, meta } = r.end();
+  onChunk(events, meta);
+}
+
+// The report of `file`'s step `step` (null: the last) on `roof`, or { error, field }.
+export async function analyseFile(file, { roof, terms }, step = null) {
+  try {
+    const s = newSurvey();
+    await readTrace(file, (events, meta) => surveyEvents(s, events, meta));
+    const info = finishSurvey(s);
+    if (info.error) return info;
+    const device = checkDevice(info);
+    if (device) return device;
+    const w = pickStep(info, step);
+    if (w.error) return w;
+    const nodes = [];
+    await readTrace(file, (events) => { for (const n of stepEvents(w, events)) nodes.push(n); });
+    return stepReport({ info, window: w, nodes, roof, terms, trace: file.name });
+  } catch (e) {
+    if (e instanceof TraceInputError) return { error: e.message };
+    throw e;
+  }
+}
+
+// A `roofline measure` JSON's roof, or { error }.
+export async function roofOfFile(file) {
+  let doc;
+  try {
+    doc = JSON.parse(await file.text());
+  } catch (e) {
+    return { error: `not JSON (${e.message})` };
+  }
+  return cpuRoof(doc);
+}
+
+// Which dropped file is the measurement: a small .json whose text has "ceilings".
+export async function isMeasurement(file) {
+  if (!/\.json$/i.test(file.name) || file.size > 4 << 20) return false;
+  return /"ceilings"\s*:/.test(await file.text());
+}
+
+function stepPicker(R) {
+  if (R.steps.length < 2) return "";
+  const opts = R.steps.map((n) => `<option value="${n}"${`ProfilerStep#${n}` === R.step
+    ? " selected" : ""}>ProfilerStep#${n}</option>`).join("");
+  return `<label class="rl-drop-step">Step <select name="step">${opts}</select></label>`;
+}
+
+export function mount(root) {
+  const P = JSON.parse(root.querySelector(".rl-drop-data").textContent);
+  const zone = root.querySelector(".rl-drop-zone");
+  const input = root.querySelector('input[name="trace"]');
+  const status = root.querySelector(".rl-drop-status");
+  const out = root.querySelector(".rl-profile-report");
+  const state = { trace: null, roof: P.roof, roofName: "" };
+  const say = (text, error = false) => {
+    status.textContent = text;
+    status.classList.toggle("rl-drop-error", error);
+  };
+  const show = async (step = null) => {
+    if (!state.trace) return;
+    root.setAttribute("data-rl-drop-state", "reading");
+    say(`Reading ${state.trace.name} in this browser (nothing is uploaded)…`);
+    const R = await analyseFile(state.trace, { roof: state.roof, terms: P.terms }, step);
+    if (R.error) {
+      say(`${state.trace.name}: ${R.error}`, true);
+      root.setAttribute("data-rl-drop-state", "error");
+      return;
+    }
+    out.innerHTML = stepPicker(R) + reportHtml(R);
+    say(`${state.trace.name}: ${R.step}, read in this browser` +
+        (state.roofName ? `, on the roofline of ${state.roofName}.` : "."));
+    const pick = out.querySelector('select[name="step"]');
+    if (pick) pick.addEventListener("change", () => show(Number(pick.value)));
+    root.setAttribute("data-rl-drop-state", "shown");
+  };
+  const take = async (files) => {
+    for (const f of files) {
+      if (await isMeasurement(f)) {
+        const roof = await roofOfFile(f);
+        if (roof.error) {
+          say(`${f.name}: ${roof.error}`, true);
+          root.setAttribute("data-rl-drop-state", "error");
+          return;
+        }
+        state.roof = roof;
+        state.roofName = f.name;
+      } else {
+        state.trace = f;
+      }
+    }
+    if (!state.trace) {
+      say(`Roofline set from ${state.roofName}; now drop a trace.`);
+      return;
+    }
+    await show();
+  };
+  input.addEventListener("change", () => take([...input.files]));
+  zone.addEventListener("dragover", (e) => {
+    e.preventDefault();
+    zone.classList.add("rl-drop-over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("rl-drop-over"));
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault();
+    zone.classList.remove("rl-drop-over");
+    take([...e.dataTransfer.files]);
+  });
+  root.querySelector(".rl-drop-form").hidden = false;
+  root.setAttribute("data-rl-drop-state", "ready");
+}
