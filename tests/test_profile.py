@@ -224,3 +224,17 @@ def test_sphinx_builds_the_window_and_a_profile_report_with_W(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "_build" / "index.html").read_text()
     assert 'class="rl-window-figure"' in page and 'class="rl-profile-figure"' in page
+
+
+def test_the_second_pass_decodes_only_the_chunks_of_the_step(monkeypatch, roof):
+    import roofline.profile.analyse as A
+    want = analyse(TRAIN, roof)
+    calls = []
+    real = A.call_json
+    monkeypatch.setattr(A, "CHUNK_EVENTS", 100)
+    monkeypatch.setattr(A, "call_json", lambda js, name, text: calls.append(name) or
+                        real(js, name, text))
+    got = analyse(TRAIN, roof)
+    chunks, step_calls = calls.count("surveyEvents"), calls.count("stepEvents")
+    assert chunks > 20 and 0 < step_calls < chunks / 2, (chunks, step_calls)
+    assert got == want   # the same report from a third of the trace's chunks or fewer

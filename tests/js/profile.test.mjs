@@ -142,3 +142,18 @@ test("no shapes, no ops, no events: each says so", () => {
   assert.match(a.checkDevice({ kernels: 3 }).error, /GPU kernels found/);
   assert.match(a.cpuRoof({}).error, /not a roofline measure JSON/);
 });
+
+test("pass 1 numbers the chunks by their time span; pass 2 needs only the step's", () => {
+  const X = (ts, dur) => ({ ph: "X", cat: "cpu_op", name: "aten::view", ts, dur, tid: 1,
+                            args: { "Input Dims": [[1]], "Input type": ["float"] } });
+  const s = a.newSurvey();
+  a.surveyEvents(s, [X(0, 5), X(5, 5)], [], 0);
+  a.surveyEvents(s, [{ ph: "X", cat: "user_annotation", name: "ProfilerStep#1", ts: 20,
+                       dur: 10, tid: 1 }, X(21, 2)], [], 1);
+  a.surveyEvents(s, [X(40, 1), { ph: "M" }], [], 2);
+  a.surveyEvents(s, [{ ph: "M" }], [], 3);             // no ops: no span, never wanted
+  assert.deepEqual(s.chunks, { 0: [0, 10], 1: [20, 30], 2: [40, 41] });
+  const info = a.finishSurvey(s);
+  assert.deepEqual(a.chunksFor(info, a.pickStep(info, 1)), [1]);
+  assert.deepEqual(a.chunksFor(info, { ts: 8, dur: 40 }), [0, 1, 2]);
+});

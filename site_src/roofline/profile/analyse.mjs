@@ -6,8 +6,10 @@
 //
 // Reading the file is the host's (Python's streaming reader, the browser's reader.mjs); from
 // an event on, everything is here, in two passes over the events in bounded memory:
-//   1. s = newSurvey(); surveyEvents(s, events, meta) per chunk; info = finishSurvey(s)
-//   2. w = pickStep(info, step); nodes += stepEvents(w, events) per chunk
+//   1. s = newSurvey(); surveyEvents(s, events, meta, i) per chunk i; info = finishSurvey(s)
+//   2. w = pickStep(info, step); nodes += stepEvents(w, events) per chunk — only the chunks
+//      chunksFor(info, w) names, when the host numbered them in pass 1 (the others hold no
+//      event of the step, so a long trace's second pass decodes one step's worth)
 //   3. stepReport({ info, window: w, nodes, roof, terms, trace })
 // Bad input comes back as { error, field } (the host shows one line); a broken invariant of
 // ours (the waterfall not summing to the step) is thrown: a bug stays a bug.
@@ -45,17 +47,24 @@ export const ADVICE = {
 
 // --- pass 1: the steps, what the trace recorded and on which device --------------------------
 export function newSurvey() {
-  return { steps: {}, events: 0, ops: 0, shaped: 0, kernels: 0, meta: {}, span: [null, null] };
+  return { steps: {}, events: 0, ops: 0, shaped: 0, kernels: 0, meta: {}, span: [null, null],
+           chunks: {} };
 }
 
 // Counts `events` (and keeps the `meta` [key, value] pairs that matter) into `s`; returns `s`.
-export function surveyEvents(s, events, meta = []) {
+// `chunk`: the host's number for this piece of the trace, whose time span is kept (chunksFor).
+export function surveyEvents(s, events, meta = [], chunk = null) {
   for (const [k, v] of meta) if (META_KEYS.includes(k)) s.meta[k] = v;
+  let lo = Infinity, hi = -Infinity;
   for (const e of events) {
     if (e === null || typeof e !== "object" || Array.isArray(e)) continue;
     s.events += 1;
     if (e.ph !== "X") continue;
     const ts = Number(e.ts || 0), dur = Number(e.dur || 0);
+    if (e.cat === "cpu_op" || e.cat === "user_annotation") {
+      if (ts < lo) lo = ts;
+      if (ts + dur > hi) hi = ts + dur;
+    }
     if (e.cat === "cpu_op") {
       s.ops += 1;
       const dims = (e.args || {})["Input Dims"];
@@ -69,7 +78,15 @@ export function surveyEvents(s, events, meta = []) {
       if (m) s.steps[m[1]] = { ts, dur, tid: e.tid ?? null };
     }
   }
+  if (chunk !== null && lo <= hi) s.chunks[chunk] = [lo, hi];
   return s;
+}
+
+// The chunks (numbered in pass 1) that hold an op or annotation inside the step's window.
+export function chunksFor(info, w) {
+  const lo = w.ts, hi = w.ts + w.dur + 1e-3;
+  return Object.entries(info.chunks || {}).filter(([, [a, b]]) => b >= lo && a <= hi)
+    .map(([i]) => Number(i)).sort((x, y) => x - y);
 }
 
 // The survey, or { error } for a trace with nothing to analyse.

@@ -9,12 +9,13 @@ survey, then the chosen step's ops). The conventions are stated at the head of a
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from roofline.profile.trace import TraceError, stream
-from roofline.render.jsengine import call
+from roofline.render.jsengine import call, call_json
 
 JS = Path(__file__).with_name("analyse.mjs")
 CHUNK_EVENTS = 4096
@@ -39,19 +40,24 @@ class Roof:
                 "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s, "basis": self.basis}
 
 
-def _chunks(path: Path) -> Iterator[tuple[list, list]]:
-    """(events, meta pairs) of the trace, CHUNK_EVENTS events at a time."""
-    events: list = []
+def _chunks(path: Path) -> Iterator[tuple[int, list[str], list]]:
+    """(number, events' JSON texts, meta pairs) of the trace, CHUNK_EVENTS events at a time."""
+    events: list[str] = []
     meta: list = []
-    for kind, value in stream(path):
+    n = 0
+    for kind, value in stream(path, raw=True):
         if kind == "meta":
             meta.append(list(value))
             continue
         events.append(value)
         if len(events) >= CHUNK_EVENTS:
-            yield events, meta
-            events, meta = [], []
-    yield events, meta
+            yield n, events, meta
+            n, events, meta = n + 1, [], []
+    yield n, events, meta
+
+
+def _events(texts: list[str]) -> str:
+    return "[" + ",".join(texts) + "]"
 
 
 def _ok(result: dict, path: Path, field: str | None = None) -> dict:
@@ -61,11 +67,13 @@ def _ok(result: dict, path: Path, field: str | None = None) -> dict:
 
 
 def survey(path: Path | str) -> dict:
-    """First pass: the steps, what the trace recorded and on which device."""
+    """First pass: the steps, what the trace recorded and on which device, and each chunk's
+    time span (so the second pass decodes only the chunks of the chosen step)."""
     path = Path(path)
     state = call(JS, "newSurvey")
-    for events, meta in _chunks(path):
-        state = call(JS, "surveyEvents", state, events, meta)
+    for n, events, meta in _chunks(path):
+        state = call_json(JS, "surveyEvents", f"[{json.dumps(state)},{_events(events)},"
+                                              f"{json.dumps(meta)},{n}]")
     return _ok(call(JS, "finishSurvey", state), path)
 
 
@@ -76,9 +84,11 @@ def analyse(path: Path | str, roof: Roof, step: int | None = None,
     path = Path(path)
     info = survey(path) if info is None else info
     window = _ok(call(JS, "pickStep", info, step), path)
+    wanted = set(call(JS, "chunksFor", info, window))
     nodes: list = []
-    for events, _ in _chunks(path):
-        nodes += call(JS, "stepEvents", window, events)
+    for n, events, _ in _chunks(path):
+        if n in wanted:
+            nodes += call_json(JS, "stepEvents", f"[{json.dumps(window)},{_events(events)}]")
     return call(JS, "stepReport", {"info": info, "window": window, "nodes": nodes,
                                    "roof": roof.as_dict(), "terms": terms(),
                                    "trace": str(path)})

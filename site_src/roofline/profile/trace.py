@@ -88,7 +88,8 @@ class _Reader:
         self.pos += 1
         return c
 
-    def value(self):
+    def value(self, raw: bool = False):
+        """The next value decoded; with `raw`, (the value, its text as in the file)."""
         self.skip_ws()
         while True:
             try:
@@ -106,13 +107,14 @@ class _Reader:
             # A number or a literal may run past the buffer: make sure it has ended.
             if end == len(self.buf) and not self.eof and self._more():
                 continue
-            self.pos = end
-            return value
+            start, self.pos = self.pos, end
+            return (value, self.buf[start:end]) if raw else value
 
 
-def stream(path: Path | str) -> Iterator[tuple[str, object]]:
+def stream(path: Path | str, raw: bool = False) -> Iterator[tuple[str, object]]:
     """The trace's top-level fields as ("meta", (key, value)) and each element of its
-    traceEvents array as ("event", dict), in file order."""
+    traceEvents array as ("event", dict), in file order; with `raw`, each event as its JSON
+    text (checked, not kept decoded: a host that hands the text on to the JS engine)."""
     path = Path(path)
     with _open(path) as fh:
         r = _Reader(fh, str(path))
@@ -136,9 +138,9 @@ def stream(path: Path | str) -> Iterator[tuple[str, object]]:
                         r.pos += 1
                     else:
                         while True:
-                            event = r.value()
+                            event, text = r.value(raw=True)
                             if isinstance(event, dict):
-                                yield "event", event
+                                yield "event", text if raw else event
                             if r.expect(",]", "',' or ']' in traceEvents") == "]":
                                 break
                 else:

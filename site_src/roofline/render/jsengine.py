@@ -77,6 +77,19 @@ def call(entry: Path, name: str, *args: Any) -> Any:
     return json.loads(out)
 
 
+def call_json(entry: Path, name: str, args_json: str) -> Any:
+    """call(), with the arguments given as the JSON text of their array: a host that holds
+    JSON text already (a trace's events, as in the file) splices it in, unparsed."""
+    import quickjs
+
+    ctx = _context(Path(entry).resolve())
+    try:
+        out = ctx.get("__rl_call")(name, args_json)
+    except quickjs.JSException as exc:
+        raise JSError(f"{Path(entry).name}: {name}(): {exc}") from None
+    return json.loads(out)
+
+
 def constant(entry: Path, name: str) -> Any:
     """The value of `name`, an exported constant of `entry` (e.g. labels.mjs's FONT_STACK)."""
     ctx = _context(Path(entry).resolve())
