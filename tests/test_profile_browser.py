@@ -97,4 +97,4 @@ def test_a_dropped_measurement_moves_the_trace_onto_its_roofline(built_site, tab
     page, root, _ = _open(built_site, tab_pool)
     assert _choose(page, root, mine, TRACES / "torch-cpu-decode.json.gz") == "shown"
     text = root.locator(".rl-profile-report").inner_text()
-    assert "A slower CPU's" in text and re.search(r"\b10 GB/s", text), text
+    assert "Roofline: A slower CPU," in text and re.search(r"\b10 GB/s", text), text

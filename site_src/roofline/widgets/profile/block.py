@@ -20,7 +20,7 @@ CSS = ("<style data-rl-hoist>.rl-profile{margin:1em 0}"
        "@container (max-width:479.5px){.rl-profile-medium{display:none}"
        ".rl-profile-narrow{display:block}}"
        "@media print{.rl-profile-wide{display:block!important}.rl-profile-medium,"
-       ".rl-profile-narrow{display:none!important}.rl-profile{break-inside:avoid}}</style>")
+       ".rl-profile-narrow{display:none!important}.rl-profile-figure svg,.rl-profile-figure tr{break-inside:avoid}}</style>")
 
 
 DROP = Path(__file__).parent / "drop.mjs"

@@ -123,8 +123,8 @@ export function reportHtml(R) {
     .join("");
   return [
     `<p><strong>${escapeHtml(R.step)}</strong> of <code>${escapeHtml(name)}</code>: ${g(R.wall_s * 1e3)} ms ` +
-    `on the ${escapeHtml(R.device.toUpperCase())}, measured MFU <strong>${g(R.mfu * 100)} %</strong> ` +
-    `against ${escapeHtml(roof.label)}'s ${g(roof.peak_flops_per_s / 1e9)} GFLOP/s and ` +
+    `on the ${escapeHtml(R.device.toUpperCase())}, measured MFU <strong>${g(R.mfu * 100)} %</strong>. ` +
+    `Roofline: ${escapeHtml(roof.label)}, ${g(roof.peak_flops_per_s / 1e9)} GFLOP/s and ` +
     `${g(roof.bandwidth_bytes_per_s / 1e9)} GB/s (ridge ${g(roof.ridge_flops_per_byte)} ` +
     `FLOP/byte).${origin}</p>`,
     `<div class="rl-profile-figure">${profileFigures(R)}</div>`,
