@@ -238,3 +238,34 @@ def test_the_second_pass_decodes_only_the_chunks_of_the_step(monkeypatch, roof):
     chunks, step_calls = calls.count("surveyEvents"), calls.count("stepEvents")
     assert chunks > 20 and 0 < step_calls < chunks / 2, (chunks, step_calls)
     assert got == want   # the same report from a third of the trace's chunks or fewer
+
+
+def test_torchs_own_flop_counts_against_the_model_by_hand(roof, tmp_path):
+    # scripts/record-traces writes torch's FunctionEvent.flops into each op's args: the step's
+    # aten::mm counts are 2·m·n·k each, and they sum to the model's matmul FLOPs exactly
+    doc = raw(TRAIN)
+    assert "FunctionEvent.flops" in doc["roofline_recorded"]["flops"]
+    _, ops = step_events(doc, 3)
+    torch_mm = sum(e["args"].get("flops", 0) for e in ops if e["name"] == "aten::mm")
+    r = analyse(TRAIN, roof)
+    check = {c["family"]: c for c in r["flops_check"]}
+    assert check["matmul"]["torch"] == torch_mm == r["families"]["matmul"]["flops"]
+    assert check["matmul"]["differs"] is False and check["matmul"]["ops"] == 21
+    # where they differ, the op is named: torch counts a foreach op's work as its aten::mul
+    # children's, one FLOP each (their first input is a 0-dim tensor)
+    opt = check["optimizer"]
+    mul_kids = [e for e in ops if e["name"] == "aten::mul" and e["args"].get("flops")
+                and e["args"]["Input Dims"][0] == []]
+    assert opt["torch"] == sum(e["args"]["flops"] for e in mul_kids) == 18
+    assert opt["differs"] and [o["name"] for o in opt["where"]] == ["aten::_foreach_mul_"]
+    from roofline.hosts import door
+    html = door.render_widget("roofline-profile", {"trace": str(TRAIN)})
+    assert "against torch's own counts" in html and "<strong>differs</strong>" in html
+    # a trace without counts (as torch 2.13 exports it) has no check at all
+    for e in doc["traceEvents"]:
+        (e.get("args") or {}).pop("flops", None)
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(doc))
+    assert analyse(bare, roof)["flops_check"] == []
+    assert "torch's own counts" not in door.render_widget("roofline-profile",
+                                                          {"trace": str(bare)})

@@ -75,6 +75,18 @@ def run(args: argparse.Namespace) -> int:
     lines += [text.rstrip("\n"), "", "Where the step's time went:"]
     lines += [f"  {w['part']:<30} {w['time_s'] * 1e3:>9.4g} ms {w['share'] * 100:>6.3g}%"
               for w in r["waterfall"]]
+    if r.get("flops_check"):
+        lines += ["", "FLOPs against torch's own counts (over the ops torch counted):"]
+        for c in r["flops_check"]:
+            if c["ours"] is None:
+                lines += wrap(f"  {c['family']}: torch {c['torch']:.4g} FLOP over {c['ops']} ops; "
+                              "the model does not know the op", width, indent="  ")
+                continue
+            text = (f"  {c['family']} ({c['ops']} ops): model {c['ours']:.4g}, torch "
+                    f"{c['torch']:.4g} FLOP" + (" — differs: " + "; ".join(
+                        f"{o['name']} {o['ours']:.4g} vs {o['torch']:.4g}" for o in c["where"])
+                        if c["differs"] else " (the same)"))
+            lines += wrap(text, width, indent="    ")
     lines += ["", "Top leaks:"]
     for i, leak in enumerate(r["leaks"], 1):
         lines += wrap(f"{i}. {leak['share'] * 100:.3g}% of the step: {leak['advice']}", width,

@@ -133,7 +133,9 @@ export function stepEvents(w, events) {
     const name = String(e.name ?? "");
     if (ts < lo || ts + dur > hi + 1e-3 || STEP.test(name)) continue;
     const a = e.args || {};
-    out.push([name, ts, dur, { "Input Dims": a["Input Dims"], "Input type": a["Input type"] }]);
+    const kept = { "Input Dims": a["Input Dims"], "Input type": a["Input type"] };
+    if (typeof a.flops === "number") kept.flops = a.flops;   // torch's own count, if recorded
+    out.push([name, ts, dur, kept]);
   }
   return out;
 }
@@ -156,7 +158,10 @@ export function stepTree(nodes) {
 // Each op's span to a family, to unmodelled, or (a wrapper's own time) to dispatch.
 export function attribute(roots, terms) {
   const fam = Object.fromEntries(FAMILIES.map((f) => [f, { count: 0, time_us: 0, flops: 0,
-    bytes: 0, useful_flops: 0, calls: [] }]));
+    bytes: 0, useful_flops: 0, calls: [], torch: { ops: 0, ours: 0, torch: 0, byOp: {} } }]));
+  // torch's own FLOP count of an op and everything it ran (aten::linear's is its aten::mm's)
+  const torchFlops = (n) => (typeof n.args.flops === "number" ? n.args.flops : 0) +
+    n.children.reduce((s, ch) => s + torchFlops(ch), 0);
   const unmodelled = new Map();
   let wrapperUs = 0;
   const priced = (n) => (n._priced ??= costOf(n.name, n.args, n.children.length > 0, terms)
@@ -171,12 +176,23 @@ export function attribute(roots, terms) {
       f.bytes += c.bytes;
       f.useful_flops += c.useful_flops;
       f.calls.push([n.dur, c.flops, c.bytes]);
+      const t = torchFlops(n);
+      if (t > 0) {
+        f.torch.ops += 1;
+        f.torch.ours += c.flops;
+        f.torch.torch += t;
+        const o = (f.torch.byOp[n.name] ??= { ops: 0, ours: 0, torch: 0 });
+        o.ops += 1;
+        o.ours += c.flops;
+        o.torch += t;
+      }
       return;
     }
     if (!n.children.some(priced)) {
-      const u = unmodelled.get(n.name) || { count: 0, time_us: 0 };
+      const u = unmodelled.get(n.name) || { count: 0, time_us: 0, torch_flops: 0 };
       u.count += 1;
       u.time_us += n.dur;
+      u.torch_flops += torchFlops(n);
       unmodelled.set(n.name, u);
       return;
     }
@@ -221,6 +237,12 @@ export function stepReport({ info, window: w, nodes, roof, terms, trace }) {
       useful_flops: v.useful_flops, intensity_flops_per_byte: ai, achieved_flops_per_s: achieved,
       bound_flops_per_s: bound, share_of_bound: bound ? achieved / bound : null,
       roofline_time_s: roofS, verdict,
+      torch_flops: v.torch.ops ? { ops: v.torch.ops, ours: v.torch.ours, torch: v.torch.torch,
+                                   ratio: v.torch.ours / v.torch.torch,
+                                   by_op: Object.entries(v.torch.byOp)
+                                     .map(([name, o]) => ({ name, ...o, ratio: o.ours / o.torch }))
+                                     .sort((x, y) => Math.abs(y.ours - y.torch) -
+                                                     Math.abs(x.ours - x.torch)) } : null,
       note: bound && achieved > bound
         ? `above the DRAM roof: its ${fmt3(v.bytes / v.count / 1e6)} MB per op fit in the ` +
           "caches, whose roofs are higher (roofline measure's in-cache figures)" : "",
@@ -255,12 +277,36 @@ export function stepReport({ info, window: w, nodes, roof, terms, trace }) {
             ridge_flops_per_byte: ridge, basis: roof.basis },
     steps: stepNumbers(info), dispatch_per_op_s: dispatchUs * 1e-6, families,
     unmodelled: [...a.unmodelled.entries()].sort((x, y) => y[1].time_us - x[1].time_us)
-      .map(([name, u]) => ({ name, count: u.count, time_s: u.time_us * 1e-6 })),
+      .map(([name, u]) => ({ name, count: u.count, time_s: u.time_us * 1e-6,
+                             torch_flops: u.torch_flops })),
+    flops_check: flopsCheck(families, a.unmodelled),
     mfu: useful / (wallS * peak), useful_flops: useful,
     waterfall: parts.map(([part, s]) => ({ part, time_s: s, share: s / wallS })),
     waterfall_sum_s: total,
     leaks: leaks.map(([leak, s]) => ({ leak, time_s: s, share: s / wallS, advice: ADVICE[leak] })),
   };
+}
+
+export const FLOPS_TOLERANCE = 0.01;
+// Where the trace carries torch's own FLOP counts (args "flops"): per family, the model's FLOPs
+// against torch's over the ops torch counted, and whether they differ by more than 1 %; an op
+// torch counted but the model does not know is named too. Empty: the trace has no counts.
+export function flopsCheck(families, unmodelled) {
+  const out = [];
+  for (const [family, v] of Object.entries(families)) {
+    if (!v.torch_flops) continue;
+    const { ops, ours, torch, ratio, by_op: byOp } = v.torch_flops;
+    const differs = (r) => Math.abs(r - 1) > FLOPS_TOLERANCE;
+    out.push({ family, ops, ours, torch, ratio, differs: differs(ratio),
+               where: byOp.filter((o) => differs(o.ratio)) });
+  }
+  for (const [name, u] of unmodelled) {
+    if (u.torch_flops > 0) {
+      out.push({ family: `unmodelled: ${name}`, ops: u.count, ours: null,
+                 torch: u.torch_flops, ratio: null, differs: true, where: [] });
+    }
+  }
+  return out;
 }
 
 // The measured CPU roofline of a `roofline measure` JSON: its DRAM roof and fp32 matmul roof;

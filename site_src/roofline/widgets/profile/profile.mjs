@@ -6,7 +6,7 @@
 // leaks. The figures are roofline/profile/analyse.mjs's report; nothing is computed here but
 // places on the page.
 import { barChart, decades, drawChart } from "../../render/js/chart.mjs";
-import { num, percent } from "../../render/js/format.mjs";
+import { num, percent, si } from "../../render/js/format.mjs";
 import { escapeHtml, htmlTable } from "../../render/js/table.mjs";
 
 export const VARIANTS = [[688, "rl-profile-wide"], [480, "rl-profile-medium"],
@@ -114,6 +114,28 @@ function unmodelledList(R) {
     `time, never guessed):</p><ul>${items}</ul>`;
 }
 
+// The model's FLOPs against torch's own counts, where the trace has them (args "flops").
+export function flopsCheckHtml(R) {
+  const checks = R.flops_check || [];
+  if (!checks.length) return "";
+  const fl = (x) => si(x, "FLOP");
+  const items = checks.map((c) => {
+    if (c.ours === null) {
+      return `<li><code>${escapeHtml(c.family.replace(/^unmodelled: /, ""))}</code>: torch ` +
+        `counts ${fl(c.torch)} over ${c.ops} op${c.ops !== 1 ? "s" : ""}; the model does not ` +
+        "know the op (unmodelled)</li>";
+    }
+    const head = `${escapeHtml(c.family)}, ${c.ops} op${c.ops !== 1 ? "s" : ""}: `;
+    if (!c.differs) return `<li>${head}${fl(c.ours)}, the same as torch's</li>`;
+    const where = c.where.map((o) => `<code>${escapeHtml(o.name)}</code> ${fl(o.ours)} against ` +
+                                     `${fl(o.torch)}`).join("; ");
+    return `<li>${head}the model counts ${fl(c.ours)}, torch ${fl(c.torch)} ` +
+      `(<strong>differs</strong>: ${where})</li>`;
+  }).join("");
+  return "<p>The model's FLOPs against torch's own counts (<code>with_flops=True</code>), over " +
+    `the ops torch counted:</p><ul class="rl-profile-flops">${items}</ul>`;
+}
+
 // The report's body (everything inside the block's container).
 export function reportHtml(R) {
   const roof = R.roof, rec = R.recorded, name = basename(R.trace);
@@ -130,6 +152,7 @@ export function reportHtml(R) {
     `<div class="rl-profile-figure">${profileFigures(R)}</div>`,
     familiesTable(R, `Op families of ${name}`),
     unmodelledList(R),
+    flopsCheckHtml(R),
     Object.entries(R.families).filter(([, v]) => v.note)
       .map(([f, v]) => `<p>* ${escapeHtml(f)}: ${escapeHtml(v.note)}.</p>`).join(""),
     `<p>Top leaks:</p><ol>${leaks}</ol>`,
