@@ -139,7 +139,8 @@ def test_claims_take_back_what_the_worker_has_not_started_and_wait_for_the_rest(
             ("roofline-measurement", MEASURED, key("roofline-measurement", MEASURED)),
             ("roofline-budget-table", {"table": "memory"},
              key("roofline-budget-table", {"table": "memory"}))]
-    run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve())
+    run = ahead.RenderAhead(docs_dir=Path("docs").resolve())
+    run.give(jobs)
     try:
         assert run.claim(jobs[0][2]) is None  # the first is this process's (reserved)
         with run.changed:  # the worker has drawn the second (60 s: a hang guard only)
@@ -161,7 +162,8 @@ def test_two_workers_draw_each_block_once(cache):
             ("roofline-measurement", MEASURED, key("roofline-measurement", MEASURED)),
             ("roofline-budget-table", {"table": "memory"},
              key("roofline-budget-table", {"table": "memory"}))]
-    run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve(), workers=2)
+    run = ahead.RenderAhead(docs_dir=Path("docs").resolve(), workers=2)
+    run.give(jobs)
     try:
         with run.changed:
             assert run.changed.wait_for(lambda: not run.running, timeout=60)
@@ -175,13 +177,72 @@ def test_two_workers_draw_each_block_once(cache):
 def test_a_worker_that_dies_leaves_every_block_to_the_page(cache):
     jobs = [("roofline-budget-table", TABLE, key("roofline-budget-table", TABLE)),
             ("roofline-measurement", MEASURED, key("roofline-measurement", MEASURED))]
-    run = ahead.RenderAhead(jobs, docs_dir=Path("docs").resolve())
+    run = ahead.RenderAhead(docs_dir=Path("docs").resolve())
+    run.give(jobs)
     try:
         for proc in run.procs:
             proc.kill()
         assert run.claim(jobs[1][2]) is None
     finally:
         run.close()
+
+
+ROOF = {"hardware": "h100-sxm"}
+
+
+def test_a_bokeh_block_is_left_to_the_worker_and_filled_from_its_copy(cache):
+    from roofline.render import embed
+    jobs = [("roofline-budget-table", TABLE, key("roofline-budget-table", TABLE)),
+            ("roofline", ROOF, key("roofline", ROOF))]
+    run = ahead.RenderAhead(docs_dir=Path("docs").resolve(), preload=True)
+    run.give(jobs)
+    rkey = jobs[1][2]
+    settings = door.settings("roofline", ROOF)
+    render = lambda: door.kind_of("roofline").renderer()(settings)  # noqa: E731
+    try:
+        assert run.defer(rkey, render) and not run.defer(jobs[0][2], render)
+        with embed.deferring(rkey):
+            page = render()
+        assert f'data-rl-deferred="{rkey}:0"' in page and "roofline-static" in page
+        assert not embed.ITEM.search(page)   # no item drawn here
+        with run.changed:   # the worker draws it (60 s: a hang guard only)
+            assert run.changed.wait_for(lambda: rkey in run.status, timeout=60), run.status
+        filled = embed.fill_deferred(page, run.items)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ROOFLINE_CACHE", "0")
+            alone = door.render_widget("roofline", ROOF)
+        assert filled == alone   # the same block as drawn whole in one process
+        assert run.status[rkey] == "ok"   # drawn by the worker
+    finally:
+        run.close()
+
+
+def test_a_deferred_block_the_worker_failed_is_drawn_when_the_page_is_written(cache):
+    from roofline.render import embed
+    rkey = key("roofline", ROOF)
+    run = ahead.RenderAhead(docs_dir=Path("docs").resolve())
+    run.give([("roofline", ROOF, rkey)])
+    for proc in run.procs:
+        proc.kill()   # seeded: the worker dies before it draws anything
+    settings = door.settings("roofline", ROOF)
+    try:
+        assert run.defer(rkey, lambda: door.kind_of("roofline").renderer()(settings))
+        with embed.deferring(rkey):
+            page = door.kind_of("roofline").renderer()(settings)
+        filled = embed.fill_deferred(page, run.items)
+        assert embed.ITEM.search(filled) and not embed.DEFERRED.search(filled)
+        assert buildcache.entry_path(cache, rkey).exists()   # and kept for the next build
+    finally:
+        run.close()
+
+
+def test_seeded_a_placeholder_no_build_will_fill_is_an_error():
+    page = ('<script type="application/json" class="roofline-item" '
+            f'data-rl-deferred="{"a" * 64}:0"></script>')
+    assert ahead._active is None
+    with pytest.raises(RuntimeError, match="deferred Bokeh items but no build"):
+        ahead.fill(page)
+    assert ahead.fill("<p>no items</p>") == "<p>no items</p>"
 
 
 # ---------------------------------------------------------------- the site
@@ -212,6 +273,9 @@ def test_the_cold_build_drew_ahead_and_is_the_same_site_without_it(built_site, t
     m = re.search(r"roofline: (\d+) of (\d+) widget block\(s\) drawn ahead", log)
     assert m, log[-2000:]
     assert 0 < int(m[1]) <= int(m[2])
+    # a cold build's own process leaves every Bokeh layout to the worker
+    assert re.search(r"\d+ Bokeh layout\(s\) left to it \(this process never imported Bokeh\)",
+                     log), log[-2000:]
     alone = tmp_path / "site"
     proc = build_site(alone, env={"ROOFLINE_CACHE": "0"})
     assert proc.returncode == 0, proc.stderr[-3000:]

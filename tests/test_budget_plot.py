@@ -285,4 +285,5 @@ def test_budget_table_settings_are_registered_in_the_one_door():
     s = BudgetTableSettings.from_options({"table": "memory"})
     assert (s.model, s.batch) == (EXAMPLE.model, EXAMPLE.batch) and s.options() == {
         "table": "memory"}
-    assert "<table" in pb.budget_table_block(s)
+    from roofline.widgets.budget.block import budget_table_block
+    assert "<table" in budget_table_block(s)

@@ -130,10 +130,10 @@ def test_a_bokeh_exception_inside_a_fence_fails_the_page_as_a_bug(monkeypatch):
 
 @pytest.mark.parametrize("kind, target, body", [
     ("roofline", "roofline.widgets.roofline.layout:_build", "ai: 2"),
-    ("roofline-measurement", "roofline.widgets.measurement.overlay:summary_text",
+    ("roofline-measurement", "roofline.widgets.measurement.block:summary_text",
      "file: measurement-build-machine.json\nshow: summary"),
     ("roofline-budget", "roofline.widgets.budget.layout:_build", "model: llama-2-7b"),
-    ("roofline-budget-table", "roofline.widgets.budget.layout:summary_table", "table: configs"),
+    ("roofline-budget-table", "roofline.widgets.budget.block:summary_table", "table: configs"),
 ])
 def test_any_exception_in_any_fence_fails_with_page_and_line(kind, target, body, monkeypatch):
     import importlib

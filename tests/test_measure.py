@@ -479,7 +479,7 @@ def test_tables_render_every_op_and_kernel():
 def test_the_summary_line_is_the_browsers():
     """The measurement table's summary line is measure.mjs's summaryText, run at build time:
     the same sentence the live overlay's status line shows."""
-    from roofline.widgets.measurement.overlay import summary_text
+    from roofline.widgets.measurement.block import summary_text
     text = summary_text(CASES["base"])
     assert text.startswith(f"Measured: {CASES['base']['label']} — ")
     assert text.endswith(f"{len(CASES['base']['ops'])} ops timed.")

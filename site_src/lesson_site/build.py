@@ -75,7 +75,8 @@ def write_zip(site_dir: str | os.PathLike) -> Path:
     target = site / ZIP_URI
     tmp = target.with_suffix(".zip.tmp")
     paths = sorted(p for p in site.rglob("*") if p.is_file() and p not in (target, tmp))
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+    # level 6: 0.17 s instead of 0.39 s for a zip 0.7 % larger (1.574 MB against 1.563, 2026-12-06)
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for p in paths:
             info = zipfile.ZipInfo(f"{ZIP_ROOT}/{p.relative_to(site).as_posix()}", ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED

@@ -10,11 +10,18 @@ order MkDocs converts them:
    (roofline.hosts.buildcache) lacks, through the door's own settings and cache key. A fence
    whose options are wrong is left out: the page's own conversion reports it, at its line.
 2. A worker (`python -m roofline.hosts.ahead`, a plain child process: nothing of the build's
-   `__main__` is imported again) takes the jobs in page order and draws each with the kind's
-   renderer into the disk cache. The first job is the build's own: its page comes long before
-   the worker has even imported Bokeh.
-3. When a page's conversion reaches a fence, `buildcache.cached()` asks `claim(key)` before
-   drawing. Each job is claimed once, by whoever creates its claim file first (O_EXCL): one the
+   `__main__` is imported again) takes the jobs from its stdin: those with a Bokeh item first,
+   then the rest in page order, and draws each with the kind's renderer into the disk cache.
+   On a first build (no cache folder yet) it starts before the plan and imports Bokeh while
+   this process plans.
+3. A block with a Bokeh item (a kind with `bokeh=True`) is left to the worker: the build's
+   process draws the rest of it (its static first frame, caption and key) with the item as a
+   placeholder (embed.deferring) and, when the page is written (the plugin's on_post_page),
+   fills it from the worker's block (`items(key)`), waiting for it only then, after every page
+   has converted. So a cold build's own process never imports Bokeh: the worker builds and
+   serializes every layout while this process converts the pages.
+4. For any other block, when a page's conversion reaches its fence, `buildcache.cached()` asks
+   `claim(key)` before drawing. Each job is claimed once, by whoever creates its claim file first (O_EXCL): one the
    worker has not started is taken back and drawn here (nothing waits behind the worker's
    queue); one it has started is waited for, then read from the cache. While the build draws
    the first (slow) block, the worker draws the next ones.
@@ -30,6 +37,7 @@ build's own process.
 from __future__ import annotations
 
 import atexit
+import io
 import json
 import logging
 import os
@@ -39,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import IO
 
@@ -145,40 +153,63 @@ def _claim_file(claims: Path, key: str) -> bool:
 
 
 class RenderAhead:
-    """One build's worker process, its jobs and what it reported of each."""
+    """One build's worker processes, their jobs and what they reported of each. The workers
+    start first (`preload`: importing Bokeh and the layouts while this process plans), and
+    get their jobs on stdin from give()."""
 
-    def __init__(self, jobs: list[tuple[str, dict, str]], *, docs_dir: Path | None,
-                 workers: int = 1) -> None:
+    def __init__(self, *, docs_dir: Path | None, workers: int = 1,
+                 preload: bool = False) -> None:
         where = buildcache.folder()
-        assert where is not None and jobs
+        assert where is not None
         self.where = where
-        self.keys = {key for _, _, key in jobs}
-        self.jobs = len(jobs)
+        self.keys: set[str] = set()
+        self.deferrable: set[str] = set()
+        self.pending: dict[str, Callable[[], str]] = {}   # deferred here: key → its renderer
+        self.resolved: dict[str, list[str]] = {}
+        self.jobs = 0
+        self.mine: set[str] = set()
         self.claims = Path(tempfile.mkdtemp(prefix="roofline-ahead-"))
         self.status: dict[str, str] = {}
-        # The first block is this process's: it meets it long before the worker has started
-        # (the worker would make the first page wait for its imports); the worker starts at
-        # the second, and draws ahead while this process draws the first.
-        self.mine = {jobs[0][2]} if _claim_file(self.claims, jobs[0][2]) else set()
         self.changed = threading.Condition()
-        # The jobs in a file, in page order (a pipe could make this process wait for the
-        # worker to read them); the worker's answers come back on its stdout.
-        (self.claims / "jobs.jsonl").write_text("".join(
-            json.dumps({"kind": k, "options": o, "key": key}, default=str) + "\n"
-            for k, o, key in jobs), encoding="utf-8")
         self.stderr = (self.claims / "worker.log").open("w+b")
         env = {**os.environ, "ROOFLINE_CACHE_DIR": str(where)}
-        # Each worker goes through the same jobs; the claim files give each job to one.
+        # Each worker goes through the same jobs; the claim files give each job to one. Its
+        # answers come back on its stdout.
         self.procs = [subprocess.Popen(
             [sys.executable, "-m", "roofline.hosts.ahead", str(self.claims),
-             str(docs_dir) if docs_dir is not None else ""],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
+             str(docs_dir) if docs_dir is not None else "", *(["--preload"] if preload else [])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
             for _ in range(max(1, workers))]
         self.running = len(self.procs)
         self.readers = [threading.Thread(target=self._read, args=(p.stdout,), daemon=True,
                                          name="roofline-ahead") for p in self.procs]
         for reader in self.readers:
             reader.start()
+
+    def give(self, jobs: list[tuple[str, dict, str]]) -> None:
+        """The build's jobs, in the order the workers take them: those with a Bokeh item
+        first (only a worker draws them: this process defers them), then the rest in page
+        order (this process takes back any it meets before a worker has started it)."""
+        jobs = sorted(jobs, key=lambda j: not door.kind_of(j[0]).bokeh)
+        self.keys = {key for _, _, key in jobs}
+        self.deferrable = {key for kind, _, key in jobs if door.kind_of(kind).bokeh}
+        self.jobs = len(jobs)
+        # A first job without a Bokeh item is this process's: it meets it long before a worker
+        # has started (the worker would make the first page wait for its imports).
+        if jobs and jobs[0][2] not in self.deferrable and _claim_file(self.claims, jobs[0][2]):
+            self.mine = {jobs[0][2]}
+        text = "".join(json.dumps({"kind": k, "options": o, "key": key}, default=str) + "\n"
+                       for k, o, key in jobs).encode()
+
+        def send(proc: subprocess.Popen) -> None:   # a thread: a full pipe never stalls us
+            try:
+                proc.stdin.write(text)
+                proc.stdin.close()
+            except OSError:   # a worker that died: its jobs are drawn here
+                pass
+        for proc in self.procs:
+            threading.Thread(target=send, args=(proc,), daemon=True,
+                             name="roofline-ahead-jobs").start()
 
     def _read(self, stdout: IO[bytes]) -> None:
         for raw in stdout:
@@ -191,6 +222,33 @@ class RenderAhead:
         with self.changed:  # this worker has ended
             self.running -= 1
             self.changed.notify_all()
+
+    def defer(self, key: str, render: Callable[[], str]) -> bool:
+        """True: draw `key`'s block here with placeholders for its items (the worker draws it
+        whole, and items() fills them); False for a block that is not the worker's to draw, or
+        that it has drawn already (claim() then reads it)."""
+        if key in self.pending:
+            return True
+        if key not in self.deferrable or key not in self.keys:
+            return False
+        with self.changed:
+            if self.status.get(key) == "ok":
+                return False
+        self.pending[key] = render
+        return True
+
+    def items(self, key: str) -> list[str]:
+        """The Bokeh items of a deferred block, in order: the worker's block (waited for, or
+        taken back and drawn here if it has not started it, or drew it with a warning)."""
+        if key not in self.resolved:
+            self.keys.add(key)   # claim() takes it as any job not yet met
+            html = self.claim(key)
+            if html is None:
+                html = self.pending[key]()
+                buildcache.store(key, html)
+            from roofline.render.embed import ITEM
+            self.resolved[key] = ITEM.findall(html)
+        return self.resolved[key]
 
     def claim(self, key: str) -> str | None:
         """The block the worker drew for `key`; None: draw it here (not a job, taken back
@@ -232,15 +290,26 @@ _active: RenderAhead | None = None
 
 def start(pages: Iterable[tuple[str, str]], *, workers: int, docs_dir: Path | None) -> int:
     """Plan and start rendering ahead for one build (ending any earlier one); returns how
-    many blocks were handed to the worker."""
+    many blocks were handed to the workers. With no cache folder yet (a first build: every
+    block is missing), the workers start before the plan and import Bokeh meanwhile."""
     global _active
     stop()
-    jobs = plan(pages) if workers > 0 else []
-    if jobs:
-        _active = RenderAhead(jobs, docs_dir=docs_dir, workers=workers)
-        buildcache.draw_elsewhere(claim)
-        log.debug("roofline: drawing %d widget block(s) ahead in %d worker(s)", len(jobs),
-                  workers)
+    where = buildcache.folder()
+    if workers <= 0 or where is None:
+        return 0
+    early = None
+    if not where.exists():
+        early = RenderAhead(docs_dir=docs_dir, workers=workers, preload=True)
+    jobs = plan(pages)
+    if not jobs:
+        if early is not None:
+            early.give([])
+            early.close()
+        return 0
+    _active = early or RenderAhead(docs_dir=docs_dir, workers=workers)
+    _active.give(jobs)
+    buildcache.draw_elsewhere(claim, defer)
+    log.debug("roofline: drawing %d widget block(s) ahead in %d worker(s)", len(jobs), workers)
     return len(jobs)
 
 
@@ -251,15 +320,34 @@ def stop() -> None:
         buildcache.draw_elsewhere(None)
         drawn = sum(1 for v in _active.status.values() if v == "ok")
         _active.close()
-        log.info("roofline: %d of %d widget block(s) drawn ahead by %s", drawn, _active.jobs,
+        deferred = len(_active.resolved)
+        log.info("roofline: %d of %d widget block(s) drawn ahead by %s%s", drawn, _active.jobs,
                  "a worker process" if len(_active.procs) == 1
-                 else f"{len(_active.procs)} worker processes")
+                 else f"{len(_active.procs)} worker processes",
+                 f"; {deferred} Bokeh layout(s) left to it (this process "
+                 f"{'imported' if 'bokeh' in sys.modules else 'never imported'} Bokeh)"
+                 if deferred else "")
         _active = None
 
 
 def claim(key: str) -> str | None:
     """What buildcache.cached() asks before it draws a block itself."""
     return _active.claim(key) if _active is not None else None
+
+
+def defer(key: str, render: Callable[[], str]) -> bool:
+    """What buildcache.cached() asks first: draw this block with deferred items?"""
+    return _active.defer(key, render) if _active is not None else False
+
+
+def fill(page_html: str) -> str:
+    """`page_html` with its deferred items filled (the plugin's on_post_page)."""
+    from roofline.render.embed import DEFERRED, fill_deferred
+    if _active is None or not DEFERRED.search(page_html):
+        if DEFERRED.search(page_html):
+            raise RuntimeError("a page holds deferred Bokeh items but no build is drawing them")
+        return page_html
+    return fill_deferred(page_html, _active.items)
 
 
 atexit.register(stop)  # a build that never ended (an error before on_post_build): no worker left
@@ -304,14 +392,25 @@ def work(claims: Path, jobs: IO[str], out: IO[str]) -> None:
         out.flush()
 
 
+PRELOAD = ("roofline.widgets.roofline.layout", "roofline.widgets.budget.layout",
+           "bokeh.embed")
+"""What a worker of a first build imports before its jobs arrive (the kinds with a Bokeh item)."""
+
+
 def main(argv: list[str]) -> int:
-    """`python -m roofline.hosts.ahead CLAIMS [DOCS_DIR]`: the jobs in CLAIMS/jobs.jsonl."""
+    """`python -m roofline.hosts.ahead CLAIMS [DOCS_DIR] [--preload]`: the jobs, one JSON line
+    each, on stdin."""
+    import importlib
+    preload = "--preload" in argv
+    argv = [a for a in argv if a != "--preload"]
     claims, docs_dir = Path(argv[0]), argv[1] if len(argv) > 1 else ""
     if docs_dir:
         from roofline.widgets import model_option
         model_option.DOCS_DIR.set(Path(docs_dir))
-    with (claims / "jobs.jsonl").open(encoding="utf-8") as jobs:
-        work(claims, jobs, sys.stdout)
+    if preload:
+        for module in PRELOAD:
+            importlib.import_module(module)
+    work(claims, io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8"), sys.stdout)
     return 0
 
 

@@ -56,13 +56,17 @@ def configure(folder: Path | str | None) -> None:
 
 
 _elsewhere: Callable[[str], str | None] | None = None
+_defer: Callable[[str, Callable[[], str]], bool] | None = None
 
 
-def draw_elsewhere(claim: Callable[[str], str | None] | None) -> None:
+def draw_elsewhere(claim: Callable[[str], str | None] | None,
+                   defer: Callable[[str, Callable[[], str]], bool] | None = None) -> None:
     """Install (or remove, None) what cached() asks for a missing block before drawing it:
-    `claim(key)` returns the block drawn elsewhere (roofline.hosts.ahead's worker), or None."""
-    global _elsewhere
-    _elsewhere = claim
+    `defer(key, render)` True: the worker (roofline.hosts.ahead) is drawing this block, so it is
+    drawn here with its Bokeh items left as placeholders (embed.deferring), filled when the page
+    is written; else `claim(key)` returns the block drawn elsewhere, or None."""
+    global _elsewhere, _defer
+    _elsewhere, _defer = claim, defer
 
 
 def entry_path(where: Path, key: str) -> Path:
@@ -85,6 +89,10 @@ def cached(kind: str, settings: Any, render: Callable[[], str]) -> str:
         return render()
     key = key_of(kind, settings)
     path = entry_path(where, key)
+    if _defer is not None and _defer(key, render):
+        from roofline.render.embed import deferring
+        with deferring(key):
+            return render()  # not cached: its items are placeholders
     if _elsewhere is not None:
         html = _elsewhere(key)  # drawn (or being drawn) by the build's worker
         if html is not None:

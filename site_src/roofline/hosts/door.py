@@ -44,6 +44,9 @@ class WidgetKind:
     use (so Bokeh is imported only when a block is drawn, not on a cache hit)."""
     settings: str
     render: str
+    bokeh: bool = False
+    """Its blocks hold a Bokeh item (embed.block): one the build's process may leave to the
+    render-ahead worker and fill in when the page is written (embed.deferring)."""
 
     def settings_class(self) -> type[WidgetSettings]:
         return _attr(self.settings)
@@ -54,14 +57,14 @@ class WidgetKind:
 
 KINDS: dict[str, WidgetKind] = {
     "roofline": WidgetKind("roofline.widgets.roofline.settings:RooflineSettings",
-                           "roofline.widgets.roofline.block:render"),
+                           "roofline.widgets.roofline.block:render", bokeh=True),
     "roofline-measurement": WidgetKind(
         "roofline.widgets.measurement.settings:MeasurementTableSettings",
         "roofline.widgets.measurement.block:render"),
     "roofline-budget": WidgetKind("roofline.widgets.budget.settings:BudgetSettings",
-                                  "roofline.widgets.budget.layout:budget_block"),
+                                  "roofline.widgets.budget.block:budget_block", bokeh=True),
     "roofline-budget-table": WidgetKind("roofline.widgets.budget.settings:BudgetTableSettings",
-                                        "roofline.widgets.budget.layout:budget_table_block"),
+                                        "roofline.widgets.budget.block:budget_table_block"),
     "roofline-window": WidgetKind("roofline.widgets.window.settings:WindowSettings",
                                   "roofline.widgets.window.block:render"),
     "roofline-profile": WidgetKind("roofline.widgets.profile.settings:ProfileSettings",

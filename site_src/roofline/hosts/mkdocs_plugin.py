@@ -16,6 +16,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 import hashlib
+import logging
 import os
 import re
 from pathlib import Path
@@ -26,10 +27,11 @@ from mkdocs.utils import get_relative_url
 from roofline.errors import RooflineError
 from roofline.hosts import ahead, buildcache, fences, host_check
 from roofline.render import assets, blockstyle
+from roofline.render.embed import ITEM as _ITEM  # a block's item, as block() writes it
 from roofline.widgets import model_option
 
 SUPERFENCES = "pymdownx.superfences"
-_ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
+log = logging.getLogger("mkdocs.plugins.roofline")
 
 
 class RooflineConfig(Config):
@@ -120,6 +122,7 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         """Pages with a plot: the loader starts from <head> (async: it finds the blocks as the
         page parses, without waiting for the theme's scripts), and each plot's JSON moves out
         of the HTML into a hashed script file the loader fetches when the plot nears view."""
+        output = ahead.fill(output)   # items the worker drew while the pages converted
         if 'class="roofline-item"' not in output:
             # a page whose blocks need no BokehJS (the serving window, a profile report) still
             # has their <style> moved into <head>

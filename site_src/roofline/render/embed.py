@@ -18,28 +18,62 @@ foreground (or muted) colour as its `text_color`/`line_color`.
 
 Output is deterministic: Bokeh's model ids are renumbered from p1000 in order of appearance, so
 the same layout gives byte-identical HTML in any process.
+
+Deferred items: `block()` takes the layout or a function that builds it. While `deferring(key)`
+is in effect (a cold MkDocs build whose render-ahead worker is drawing the same block), the
+function is not called: the item is a placeholder naming the block's cache key and its place
+(`data-rl-deferred="KEY:0"`), and the build's process, which never imports Bokeh then, fills
+it from the worker's copy of the block when the page is written (hosts/ahead.py). Everything
+else in the block (the static first frame, the caption, the key) is drawn here either way.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import html
 import json
 import re
-from typing import Any
-
-from bokeh.embed import json_item
-from bokeh.model import Model
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from roofline.render import assets
 from roofline.render.blockstyle import NOSCRIPT_STYLE as _NOSCRIPT_STYLE
 from roofline.render.blockstyle import STATIC_STYLE as _STATIC_STYLE
 
+if TYPE_CHECKING:
+    from bokeh.model import Model
+
 _ID = re.compile(r'"id":"(p\d+)"')
 _REF = re.compile(r'"(p\d+)"')
+_DEFER: contextvars.ContextVar[list | None] = contextvars.ContextVar("roofline_defer",
+                                                                     default=None)
+ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
+"""A block's item, as block() writes it (the MkDocs plugin moves it into a file)."""
+DEFERRED = re.compile(r'<script type="application/json" class="roofline-item" '
+                      r'data-rl-deferred="([0-9a-f]+):(\d+)"></script>')
+
+
+@contextlib.contextmanager
+def deferring(key: str) -> Iterator[None]:
+    """Within: block() writes placeholders for `key`'s items instead of building them."""
+    token = _DEFER.set([key, 0])
+    try:
+        yield
+    finally:
+        _DEFER.reset(token)
+
+
+def fill_deferred(page_html: str, items: Callable[[str], list[str]]) -> str:
+    """`page_html` with each deferred item replaced by item i of `items(key)` (the full
+    block's items, in order)."""
+    return DEFERRED.sub(lambda m: '<script type="application/json" class="roofline-item">'
+                        f"{items(m.group(1))[int(m.group(2))]}</script>", page_html)
 
 
 def item_json(layout: Model) -> str:
     """The layout as json_item text with stable ids, safe to put inside a <script> element."""
+    from bokeh.embed import json_item
     text = json.dumps(json_item(layout), separators=(",", ":"), ensure_ascii=False)
     mapping: dict[str, str] = {}
     for found in _ID.finditer(text):
@@ -61,9 +95,10 @@ def script_safe_json(text: str) -> str:
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
-def block(layout: Model, *, height_px: int, label: str, caption: str = "",
-          static: str = "", key: str = "") -> str:
-    """HTML for one interactive Bokeh layout (see the module docstring for what it contains).
+def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
+          caption: str = "", static: str = "", key: str = "") -> str:
+    """HTML for one interactive Bokeh layout, or a function that builds it (see the module
+    docstring for what it contains, and for deferred items).
 
     `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
     accessible name of the figure region; `caption` (plain text) is shown under it if given;
@@ -79,8 +114,16 @@ def block(layout: Model, *, height_px: int, label: str, caption: str = "",
     if static:
         parts += [_STATIC_STYLE,
                   f'<div class="roofline-static">{static}</div>']
+    deferred = _DEFER.get()
+    if deferred is not None:
+        item = (f'<script type="application/json" class="roofline-item" '
+                f'data-rl-deferred="{deferred[0]}:{deferred[1]}"></script>')
+        deferred[1] += 1
+    else:
+        made = layout() if callable(layout) else layout
+        item = f'<script type="application/json" class="roofline-item">{item_json(made)}</script>'
     parts += [
-        f'<script type="application/json" class="roofline-item">{item_json(layout)}</script>',
+        item,
         '<noscript><p>This interactive plot needs JavaScript.</p>'
         + (_NOSCRIPT_STYLE if static else "") + "</noscript>",
     ]

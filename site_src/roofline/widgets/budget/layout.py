@@ -26,24 +26,17 @@ from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, Factor
 from bokeh.plotting import figure as bokeh_figure
 
 from roofline.model.budget import CLASSES, FUSION_LABELS, FUSIONS, Assumptions
-from roofline.widgets.budget.payload import (BATCHES, DP_OPTIONS, KNOBS, SEQ, WATERFALL_END,
-    WATERFALL_ROWS, WATERFALL_SHORT)
+from roofline.widgets.budget.payload import (BATCHES, DP_OPTIONS, KNOBS, SEQ, TITLES,
+    WATERFALL_END, WATERFALL_ROWS, WATERFALL_SHORT, X_RANGE)
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES
-from roofline.widgets.budget.settings import BudgetSettings, BudgetTableSettings
-from roofline.widgets.budget.tables import summary_table
+from roofline.widgets.budget.settings import BudgetSettings
 from roofline.render import jsmodule
 from roofline.render.blockstyle import CONTROL_CSS
 from roofline.render.embed import as_json_text
 
 JS = Path(__file__).parent / "budget.mjs"
 LABELS_JS = JS.with_name("budget_labels.mjs")
-X_RANGE = (0.1, 10_000.0)
 BOUND_COLOR = "#2f7fd8"
-# Plot titles as [does not fit, fits]: a step that does not fit says so over its empty plots.
-TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of peak to MFU"],
-          "classes": ["Does not fit in memory: no step time",
-                      "Where the step's time goes, by op class"]}
-
 _WIDGET_CSS_TEXT = CONTROL_CSS + """
 /* Touch targets of at least 24 x 24 px (WCAG 2.5.8): each fusion's whole row is its label. */
 .bk-input-group label { display: flex; align-items: center; min-height: 28px; gap: 6px; }
@@ -219,74 +212,3 @@ def _build(opts: BudgetSettings, data: dict):
     doc.add_root(layout)
     doc.js_on_event("document_ready", callback)
     return layout
-
-
-# ---------------------------------------------------------------- the fences
-
-def budget_block(settings: BudgetSettings) -> str:
-    """```roofline-budget: the interactive time budget for validated settings, with its first
-    frame as static SVG (static.mjs, the live callback's own frameAt(), drawn by the chart
-    engine at build time): what shows before BokehJS arrives, without JavaScript and on
-    paper."""
-    import html
-
-    from roofline.render.embed import block
-    from roofline.render.jsengine import call
-    data = settings.payload()
-    drawn = call(JS.with_name("static.mjs"), "staticBudget", data, initial_values(settings),
-                 {"waterfall": settings.height, "classes": settings.height - 40,
-                  "roofline": settings.height + 60}, TITLES, list(X_RANGE))
-    static = (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
-              + drawn["svg"])
-    return block(_build(settings, data), height_px=settings.height_px, label=settings.label,
-                 caption=caption(settings), static=static)
-
-
-def caption(settings: BudgetSettings) -> str:
-    """One sentence that says what to look at in the three charts."""
-    from roofline.model.catalog import default_catalog
-    from roofline.model.transformer import get_model
-    phase = {"train": "training"}.get(settings.phase, settings.phase)
-    return (f"Where one {phase} step of {get_model(settings.model).name} on "
-            f"the {default_catalog()[settings.hardware].name} spends its time: the waterfall "
-            "walks MFU down from the roofline's bound through each overhead, the bars split "
-            "the step by op class, and each fusion you tick shrinks the memory-bound bars.")
-
-
-def initial_values(settings: BudgetSettings) -> dict:
-    """The setting the widget opens on, as budget.mjs's frameAt() takes it: the fence's options
-    and the assumptions' defaults (the controls' first values, _build)."""
-    defaults = Assumptions()
-    return {"model": settings.model, "phase": settings.phase, "batch": settings.batch,
-            "active": [i for i, f in enumerate(FUSIONS) if f in settings.fusions],
-            "efficiency": defaults.kernel_efficiency,
-            "launch_us": defaults.launch_overhead_s * 1e6, "dp": defaults.dp_degree,
-            "overlap": defaults.overlap_fraction, "zero": settings.zero_stage,
-            "recompute": settings.recompute}
-
-
-RESPONSIVE = {
-    "memory": ("What one step holds per GPU, against the chip's HBM",
-               {"config": 1, "verdict": 1, "total": 1, "weights": 2, "state": 2,
-                "activations": 2, "kv": 2}, ("config", "verdict")),
-    # HBM traffic is why a fusion shortens the step, so it stays; the batch is one value per
-    # phase (the fence's), the detail that steps aside at 1280 px.
-    "configs": ("Step time and MFU by phase and fusion",
-                {"phase": 1, "fused": 1, "bound": 1, "estimate": 1, "step_time_s": 1,
-                 "batch": 3, "memory": 2, "bytes": 1}, ("phase", "memory")),
-}
-
-
-def budget_table_block(settings: BudgetTableSettings) -> str:
-    """```roofline-budget-table: a static table of budget figures (the text alternative; the
-    tables are BudgetTableSettings's)."""
-    import markdown as _markdown
-    s = settings
-    table = summary_table(s.table, model=s.model, batch=s.batch, hardware=s.hardware,
-                          precision=s.precision)
-    if s.table in RESPONSIVE:
-        # The punchline columns (verdict, MFU) stay on screen at any width.
-        from roofline.render.tables import table_html
-        label, priority, wrap = RESPONSIVE[s.table]
-        return table_html(table, label=label, priority=priority, wrap=wrap)
-    return _markdown.markdown(table.as_markdown(), extensions=["tables"])

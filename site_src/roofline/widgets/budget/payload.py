@@ -31,6 +31,13 @@ from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding
 from roofline.model.transformer import PHASES, default_models
 from roofline.model.waterfall import WATERFALL_TERMS
 
+X_RANGE = (0.1, 10_000.0)
+"""The roofline chart's AI range (FLOP/byte), live and static."""
+# Plot titles as [does not fit, fits]: a step that does not fit says so over its empty plots.
+TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of peak to MFU"],
+          "classes": ["Does not fit in memory: no step time",
+                      "Where the step's time goes, by op class"]}
+
 BATCHES = {"train": (1, EXAMPLE.batch, 16), "prefill": (1, 8), "decode": (1, 32, 256)}
 SEQ = {phase: EXAMPLE.seq for phase in PHASES}
 CLASS_COLORS = {"gemm": "#0072b2", "attention": "#cc79a7", "norm": "#e69f00",

@@ -10,7 +10,6 @@ summary table at build time (roofline.render.jsengine).
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from bokeh.layouts import column
@@ -19,8 +18,7 @@ from bokeh.models import ColumnDataSource, CustomJS, Div, FileInput, InlineStyle
 
 from roofline.errors import RooflineError
 from roofline.measure.schema import schema
-from roofline.widgets.measurement.settings import (PICKER_HEIGHT_PX, TABLES,
-    MeasurementTableSettings, load_measurement)
+from roofline.widgets.measurement.settings import load_measurement
 from roofline.render import jsmodule
 from roofline.render.embed import as_json_text
 from roofline.render.blockstyle import CONTROL_CSS
@@ -128,36 +126,3 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
     if widget is not None:
         widget.children.append(column(chooser, status, sizing_mode="stretch_width"))
     return status
-
-
-# ---------------------------------------------------------------- ```roofline-measurement
-
-def measurement_block(settings: MeasurementTableSettings) -> str:
-    """```roofline-measurement: a table of a measurement, built from its JSON at build time.
-
-        file: measurement-build-machine.json   # package data, or a path under docs/
-        show: ops   # summary | verdict | check | ceilings | stream | ops | spread | machine
-    """
-    from roofline.measure import tables
-
-    doc = settings.document()
-    if settings.show == "summary":
-        return f'<p class="roofline-measurement-summary">{html.escape(summary_text(doc))}</p>'
-    if settings.show == "verdict":
-        text = html.escape(tables.verdict_sentences(doc))
-        return f'<p class="roofline-measurement-verdict">{text}</p>'
-    if settings.show == "check":
-        passed = doc["checks"]["triad_vs_roof"]["passed"]
-        text = html.escape(tables.check_text(doc))
-        return (f'<p class="roofline-measurement-check" '
-                f'data-passed="{str(passed).lower()}">{text}</p>')
-    if settings.show == "machine":
-        return tables.html_table(tables.machine_table(doc))
-    table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,
-             "ops": tables.ops_check_table, "spread": tables.spread_table}[settings.show](doc)
-    return tables.html_table(table)
-
-
-def summary_text(doc: dict) -> str:
-    """The one-line summary of a measurement (measure.mjs summaryText, run at build time)."""
-    return call(JS, "summaryText", doc)

@@ -18,8 +18,7 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
     frame. `catalog`, `zoo` and a `measurement` document given as a dict are what
     roofline.figure() may be handed instead of names (the fence only has names)."""
     from roofline.render.embed import block
-    from roofline.widgets.roofline.layout import build_layout, drawing_payload
-    from roofline.widgets.roofline.static import key_html, render as static
+    from roofline.widgets.roofline.static import drawing_payload, key_html, render as static
     data = drawing_payload(settings, catalog, zoo, measurement)
     drawn = measurement if measurement is not None else settings.measurement
     doc = None
@@ -30,7 +29,10 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
     if measurement is not None and settings.measurement is None:  # its overlay adds the picker
         from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX
         height += PICKER_HEIGHT_PX
-    layout = build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
+
+    def layout():   # Bokeh's part: built here, or by the render-ahead worker (embed.deferring)
+        from roofline.widgets.roofline.layout import build_layout
+        return build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     return block(layout, height_px=height, label=label or settings.label,
                  caption=caption(settings, catalog),
                  static=static(data, height_px=settings.height, measurement=doc),

@@ -28,6 +28,7 @@ from roofline.model.ops import OpZoo
 from roofline.render import jsmodule
 from roofline.render.jsengine import constant
 from roofline.render.blockstyle import CONTROL_CSS, select_width
+from roofline.widgets.roofline.static import drawing_payload
 from roofline.widgets.roofline.settings import (CEILING_COLORS, MEMORY_COLOR, ROOF_COLOR,
                                                 RooflineSettings)
 
@@ -80,22 +81,6 @@ def build_layout(settings: RooflineSettings, *, catalog: Catalog | None = None,
     if measurement is not None:
         _add_measurement(layout, measurement)
     return layout
-
-
-def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
-                    zoo: OpZoo | None = None, measurement: dict | str | None = None) -> dict:
-    """The payload the scene is drawn from (live and static): with a measurement, its y extent
-    joins the plot's range, so the first frame already has room for the overlay."""
-    data = settings.payload(catalog, zoo)
-    if measurement is None:
-        measurement = settings.measurement
-    if measurement is not None:
-        from roofline.widgets.measurement.settings import load_measurement
-        from roofline.render.jsengine import call
-        from roofline.widgets.roofline import static
-        # the TFLOP/s range the overlay needs (static.mjs overlayExtent)
-        data["y_extra"] = call(static.JS, "overlayExtent", data, load_measurement(measurement))
-    return data
 
 
 def _add_measurement(layout, measurement) -> None:

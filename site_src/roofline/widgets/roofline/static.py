@@ -18,7 +18,14 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from roofline.render.jsengine import call
+
+if TYPE_CHECKING:
+    from roofline.model.catalog import Catalog
+    from roofline.model.ops import OpZoo
+    from roofline.widgets.roofline.settings import RooflineSettings
 
 JS = Path(__file__).parent / "static.mjs"
 
@@ -50,3 +57,17 @@ def key_html(payload: dict) -> str:
                         for k, name, dash in lines)
         out.append(f'<ul class="roofline-lines" aria-label="The lines">{items}</ul>')
     return "".join(out)
+
+
+def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
+                    zoo: OpZoo | None = None, measurement: dict | str | None = None) -> dict:
+    """The payload the scene is drawn from (live and static): with a measurement, its y extent
+    joins the plot's range, so the first frame already has room for the overlay."""
+    data = settings.payload(catalog, zoo)
+    if measurement is None:
+        measurement = settings.measurement
+    if measurement is not None:
+        from roofline.widgets.measurement.settings import load_measurement
+        # the TFLOP/s range the overlay needs (static.mjs overlayExtent)
+        data["y_extra"] = call(JS, "overlayExtent", data, load_measurement(measurement))
+    return data
