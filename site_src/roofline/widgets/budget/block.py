@@ -23,8 +23,8 @@ def budget_block(settings: BudgetSettings) -> str:
 
     from roofline.render.embed import block
     from roofline.render.jsengine import call
-    data = settings.payload()
-    drawn = call(JS.with_name("static.mjs"), "staticBudget", data, initial_values(settings),
+    drawn = call(JS.with_name("static.mjs"), "staticBudget", settings.payload(initial_only=True),
+                 initial_values(settings),
                  {"waterfall": settings.height, "classes": settings.height - 40,
                   "roofline": settings.height + 60}, TITLES, list(X_RANGE))
     static = (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
@@ -32,7 +32,7 @@ def budget_block(settings: BudgetSettings) -> str:
 
     def layout():   # Bokeh's part: built here, or by the render-ahead worker (embed.deferring)
         from roofline.widgets.budget.layout import _build
-        return _build(settings, data)
+        return _build(settings, settings.payload())
     return block(layout, height_px=settings.height_px, label=settings.label,
                  caption=caption(settings), static=static)
 

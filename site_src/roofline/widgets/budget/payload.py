@@ -176,20 +176,25 @@ def entry(runs: list[Budget]) -> dict:
     }
 
 
-def payload(hardware: str, precision: str, url_state: bool = True) -> dict:
-    """Every setting the page can show, for one chip and precision. Cached per version of
-    the data files it reads (catalog, precisions, models, overhead), so `mkdocs serve`
-    recomputes it when one changes."""
+def payload(hardware: str, precision: str, url_state: bool = True,
+            only: tuple[str, str, int] | None = None) -> dict:
+    """Every setting the page can show, for one chip and precision; `only` (model, phase,
+    batch): that one's figures alone, in the same places (what the static first frame draws:
+    the live widget's payload has them all). Cached per version of the data files it reads
+    (catalog, precisions, models, overhead), so `mkdocs serve` recomputes it when one
+    changes."""
     from roofline.model import datafile as _toml, launch
     path = default_catalog().path
     files = (path, path.parent / "precisions.toml", _toml.DATA_DIR / "precisions.toml",
              _toml.DATA_DIR / "models.toml", launch.OVERHEAD_PATH)
-    return _payload(hardware, precision, url_state, tuple(_toml.file_key(f) for f in files))
+    return _payload(hardware, precision, url_state, tuple(_toml.file_key(f) for f in files),
+                    only)
 
 
 @functools.lru_cache(maxsize=4)
 def _payload(hardware: str, precision: str, url_state: bool,
-             data_version: tuple[tuple[str, int, int], ...]) -> dict:
+             data_version: tuple[tuple[str, int, int], ...],
+             only: tuple[str, str, int] | None = None) -> dict:
     catalog = default_catalog()
     hw = catalog[hardware]
     b = catalog.precision(precision).bytes_per_element
@@ -221,6 +226,8 @@ def _payload(hardware: str, precision: str, url_state: bool,
     layer_ops: list[tuple[str, str]] = []
     for mid, cfg in models.items():
         for phase in PHASES:
+            if only is not None and (mid, phase) != only[:2]:
+                continue
             dps, zeros, recomputes = _choices(phase)
             sharded = [[run(cfg, phase, 1, dp=dp, zero=z) for z in zeros] for dp in dps]
             shard[f"{mid}|{phase}"] = [[[fmt.sig(r.components()[k], 12) for k in SHARD_KEYS]
@@ -228,6 +235,8 @@ def _payload(hardware: str, precision: str, url_state: bool,
             state[f"{mid}|{phase}"] = [[[r.memory.weights, r.memory.gradients,
                                          r.memory.optimizer] for r in row] for row in sharded]
             for batch in BATCHES[phase]:
+                if only is not None and batch != only[2]:
+                    continue
                 key = f"{mid}|{phase}|{batch}"
                 rows = []
                 for mask in range(1 << len(FUSIONS)):

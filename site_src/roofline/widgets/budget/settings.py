@@ -93,9 +93,12 @@ class BudgetSettings(WidgetSettings):
     def label(self) -> str:
         return "Where the step's time goes: interactive time budget and MFU waterfall"
 
-    def payload(self) -> dict:
+    def payload(self, *, initial_only: bool = False) -> dict:
+        """The live widget's payload (every setting); `initial_only`: the opening setting's
+        figures alone (the static first frame's, drawn without computing the others)."""
         from roofline.widgets.budget.payload import payload
-        return payload(self.hardware, self.precision, self.url_state)
+        return payload(self.hardware, self.precision, self.url_state,
+                       (self.model, self.phase, self.batch) if initial_only else None)
 
 
 TABLES = ("configs", "fusions", "ceilings", "memory")
