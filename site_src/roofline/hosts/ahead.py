@@ -129,7 +129,9 @@ def plan(pages: Iterable[tuple[str, str]]) -> list[tuple[str, dict, str]]:
         for kind, body in fences_in(markdown, door.KINDS):
             try:
                 options = parse(body)
-                key = buildcache.key_of(kind, door.settings(kind, options, warn=_ignore))
+                # the key needs the options, not their full check (a profile's is its report)
+                key = buildcache.key_of(kind, door.settings(kind, options, warn=_ignore,
+                                                            check=False))
             except Exception:  # the page's own conversion reports it, where it is
                 continue
             if key in seen or buildcache.entry_path(where, key).exists():

@@ -90,14 +90,15 @@ Warn = Callable[[str, str], None]
 
 
 def settings(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "",
-             warn: Warn | None = None, **fields: Any) -> WidgetSettings:
+             warn: Warn | None = None, check: bool = True, **fields: Any) -> WidgetSettings:
     """Validated settings of widget `kind` from a host's options (a fence's YAML, a directive's
     options, figure()'s or the CLI's keyword arguments); `fields` sets dataclass fields that
     are not options (the CLI's --catalog). Raises WidgetOptionError naming where and option;
-    reports the settings' warnings through `warn` (default: the MkDocs log)."""
+    reports the settings' warnings through `warn` (default: the MkDocs log). `check=False`:
+    the options' types only (WidgetSettings.from_options)."""
     cls = kind_of(kind, where=where).settings_class()
     try:
-        checked = cls.from_options(options or {}, where=where, **fields)
+        checked = cls.from_options(options or {}, where=where, check=check, **fields)
     except RooflineError as exc:
         log.debug("%s: %s", where or kind, exc, exc_info=True)
         raise cls.option_error(exc, where=where, given=options or {}) from None
