@@ -200,9 +200,8 @@ def test_a_bokeh_block_is_left_to_the_worker_and_filled_from_its_copy(cache):
     settings = door.settings("roofline", ROOF)
     render = lambda: door.kind_of("roofline").renderer()(settings)  # noqa: E731
     try:
-        assert run.defer(rkey, render) and not run.defer(jobs[0][2], render)
-        with embed.deferring(rkey):
-            page = render()
+        page = run.defer(rkey, render)
+        assert page is not None and run.defer(jobs[0][2], render) is None
         assert f'data-rl-deferred="{rkey}:0"' in page and "roofline-static" in page
         assert not embed.ITEM.search(page)   # no item drawn here
         with run.changed:   # the worker draws it (60 s: a hang guard only)
@@ -212,7 +211,12 @@ def test_a_bokeh_block_is_left_to_the_worker_and_filled_from_its_copy(cache):
             mp.setenv("ROOFLINE_CACHE", "0")
             alone = door.render_widget("roofline", ROOF)
         assert filled == alone   # the same block as drawn whole in one process
-        assert run.status[rkey] == "ok"   # drawn by the worker
+        assert run.status[rkey] == "ok"   # its items drawn by the worker, and only them:
+        drawn = ahead.items_path(run.claims, rkey).read_text()
+        assert drawn.startswith('<script type="application/json" class="roofline-item">')
+        assert "roofline-static" not in drawn
+        # the whole block is cached for the next build, as drawn in one process
+        assert buildcache.entry_path(cache, rkey).read_text() == alone
     finally:
         run.close()
 
@@ -226,9 +230,7 @@ def test_a_deferred_block_the_worker_failed_is_drawn_when_the_page_is_written(ca
         proc.kill()   # seeded: the worker dies before it draws anything
     settings = door.settings("roofline", ROOF)
     try:
-        assert run.defer(rkey, lambda: door.kind_of("roofline").renderer()(settings))
-        with embed.deferring(rkey):
-            page = door.kind_of("roofline").renderer()(settings)
+        page = run.defer(rkey, lambda: door.kind_of("roofline").renderer()(settings))
         filled = embed.fill_deferred(page, run.items)
         assert embed.ITEM.search(filled) and not embed.DEFERRED.search(filled)
         assert buildcache.entry_path(cache, rkey).exists()   # and kept for the next build

@@ -16,12 +16,15 @@ order MkDocs converts them:
    this process plans.
 3. A block with a Bokeh item (a kind with `bokeh=True`) is left to the worker: the build's
    process draws the rest of it (its static first frame, caption and key) with the item as a
-   placeholder (embed.deferring) and, when the page is written (the plugin's on_post_page),
-   fills it from the worker's block (`items(key)`), waiting for it only then, after every page
-   has converted. So a cold build's own process never imports Bokeh: the worker builds and
-   serializes every layout while this process converts the pages.
+   placeholder (embed.deferring); the worker draws the items alone (embed.items_only) into
+   the build's temporary folder, and when the page is written (the plugin's on_post_page)
+   `items(key)` fills them in, waiting for them only then, after every page has converted, and
+   puts the whole block in the cache. So a cold build's own process never imports Bokeh, and
+   each half of a block is drawn once: the worker builds and serializes every layout while
+   this process converts the pages.
 4. For any other block, when a page's conversion reaches its fence, `buildcache.cached()` asks
-   `claim(key)` before drawing. Each job is claimed once, by whoever creates its claim file first (O_EXCL): one the
+   `claim(key)` before drawing. Each job is claimed once, by whoever creates its claim file
+   first (O_EXCL): one the
    worker has not started is taken back and drawn here (nothing waits behind the worker's
    queue); one it has started is waited for, then read from the cache. While the build draws
    the first (slow) block, the worker draws the next ones.
@@ -166,7 +169,8 @@ class RenderAhead:
         self.where = where
         self.keys: set[str] = set()
         self.deferrable: set[str] = set()
-        self.pending: dict[str, Callable[[], str]] = {}   # deferred here: key → its renderer
+        self.pending: dict[str, tuple[Callable[[], str], str]] = {}
+        """Deferred here: key → (its renderer, the block drawn here with placeholders)."""
         self.resolved: dict[str, list[str]] = {}
         self.jobs = 0
         self.mine: set[str] = set()
@@ -225,36 +229,44 @@ class RenderAhead:
             self.running -= 1
             self.changed.notify_all()
 
-    def defer(self, key: str, render: Callable[[], str]) -> bool:
-        """True: draw `key`'s block here with placeholders for its items (the worker draws it
-        whole, and items() fills them); False for a block that is not the worker's to draw, or
-        that it has drawn already (claim() then reads it)."""
+    def defer(self, key: str, render: Callable[[], str]) -> str | None:
+        """`key`'s block drawn here with placeholders for its Bokeh items, which a worker
+        draws (items() fills them); None for a block that is not a worker's to draw, or that
+        it has drawn already (claim() then reads it)."""
         if key in self.pending:
-            return True
+            return self.pending[key][1]
         if key not in self.deferrable or key not in self.keys:
-            return False
-        with self.changed:
-            if self.status.get(key) == "ok":
-                return False
-        self.pending[key] = render
-        return True
+            return None
+        from roofline.render.embed import deferring
+        with deferring(key):
+            html = render()
+        self.pending[key] = (render, html)
+        return html
 
     def items(self, key: str) -> list[str]:
-        """The Bokeh items of a deferred block, in order: the worker's block (waited for, or
-        taken back and drawn here if it has not started it, or drew it with a warning)."""
+        """The Bokeh items of a deferred block, in order: those a worker drew (waited for),
+        or, if none has started it or one failed or warned, the whole block drawn here. The
+        whole block (this process's half and the items) goes into the cache for the next
+        build."""
         if key not in self.resolved:
+            from roofline.render.embed import ITEM, fill_deferred
+            render, half = self.pending[key]
             self.keys.add(key)   # claim() takes it as any job not yet met
-            html = self.claim(key)
-            if html is None:
-                html = self.pending[key]()
-                buildcache.store(key, html)
-            from roofline.render.embed import ITEM
-            self.resolved[key] = ITEM.findall(html)
+            drawn = self.claim(key, items=True)
+            if drawn is not None:
+                found = ITEM.findall(drawn)
+                whole = fill_deferred(half, lambda _key: found)
+            else:
+                whole = render()
+                found = ITEM.findall(whole)
+            buildcache.store(key, whole)
+            self.resolved[key] = found
         return self.resolved[key]
 
-    def claim(self, key: str) -> str | None:
-        """The block the worker drew for `key`; None: draw it here (not a job, taken back
-        before the worker started it, or it warned or failed there)."""
+    def claim(self, key: str, items: bool = False) -> str | None:
+        """The block the worker drew for `key` (`items`: the Bokeh items it drew for a
+        deferred one); None: draw it here (not a job, taken back before the worker started
+        it, or it warned or failed there)."""
         if key not in self.keys:
             return None
         self.keys.discard(key)
@@ -268,7 +280,8 @@ class RenderAhead:
             log.debug("roofline: the worker gave %s for block %s: drawn here", status, key[:12])
             return None
         try:
-            return buildcache.entry_path(self.where, key).read_text(encoding="utf-8")
+            return (items_path(self.claims, key) if items
+                    else buildcache.entry_path(self.where, key)).read_text(encoding="utf-8")
         except OSError:
             return None
 
@@ -337,9 +350,15 @@ def claim(key: str) -> str | None:
     return _active.claim(key) if _active is not None else None
 
 
-def defer(key: str, render: Callable[[], str]) -> bool:
-    """What buildcache.cached() asks first: draw this block with deferred items?"""
-    return _active.defer(key, render) if _active is not None else False
+def defer(key: str, render: Callable[[], str]) -> str | None:
+    """What buildcache.cached() asks first: this block with its items deferred, or None."""
+    return _active.defer(key, render) if _active is not None else None
+
+
+def items_path(claims: Path, key: str) -> Path:
+    """Where a worker leaves the Bokeh items of a deferred block (the build's temporary
+    folder: the cache gets the whole block, from the build's process)."""
+    return claims / f"{key}.items.html"
 
 
 def fill(page_html: str) -> str:
@@ -366,8 +385,16 @@ class _Count(logging.Handler):
         self.count += 1
 
 
+def _write_items(path: Path, html: str) -> None:
+    """Atomically: the build's process reads it once "ok" is reported."""
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def work(claims: Path, jobs: IO[str], out: IO[str]) -> None:
-    """Draw each job not yet claimed into the disk cache, reporting "ok KEY", "warned KEY",
+    """Draw each job not yet claimed into the disk cache (a deferred block's items into
+    `claims`), reporting "ok KEY", "warned KEY",
     "failed KEY" or "taken KEY" (claimed by the build's process) on `out`, one line each."""
     counter = _Count()
     logging.getLogger().addHandler(counter)
@@ -382,13 +409,21 @@ def work(claims: Path, jobs: IO[str], out: IO[str]) -> None:
                 settings = door.settings(job["kind"], job["options"], warn=_ignore)
                 if buildcache.key_of(job["kind"], settings) != key:
                     raise RuntimeError("the settings no longer give this key")
-                html = door.kind_of(job["kind"]).renderer()(settings)
+                kind = door.kind_of(job["kind"])
+                if kind.bokeh:   # the build's process draws the rest (RenderAhead.defer)
+                    from roofline.render.embed import items_only
+                    with items_only():
+                        html = kind.renderer()(settings)
+                else:
+                    html = kind.renderer()(settings)
             except Exception as exc:
                 print(f"{key[:12]}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 status = "failed"
             else:
                 status = "warned" if counter.count != before else "ok"
-                if status == "ok":
+                if status == "ok" and kind.bokeh:
+                    _write_items(items_path(claims, key), html)
+                elif status == "ok":
                     buildcache.store(key, html)
         out.write(f"{status} {key}\n")
         out.flush()

@@ -56,15 +56,15 @@ def configure(folder: Path | str | None) -> None:
 
 
 _elsewhere: Callable[[str], str | None] | None = None
-_defer: Callable[[str, Callable[[], str]], bool] | None = None
+_defer: Callable[[str, Callable[[], str]], str | None] | None = None
 
 
 def draw_elsewhere(claim: Callable[[str], str | None] | None,
-                   defer: Callable[[str, Callable[[], str]], bool] | None = None) -> None:
+                   defer: Callable[[str, Callable[[], str]], str | None] | None = None) -> None:
     """Install (or remove, None) what cached() asks for a missing block before drawing it:
-    `defer(key, render)` True: the worker (roofline.hosts.ahead) is drawing this block, so it is
-    drawn here with its Bokeh items left as placeholders (embed.deferring), filled when the page
-    is written; else `claim(key)` returns the block drawn elsewhere, or None."""
+    `defer(key, render)` gives the block drawn here with its Bokeh items left as placeholders
+    (embed.deferring) when the worker (roofline.hosts.ahead) is drawing them, filled when the
+    page is written; else None, and `claim(key)` returns the block drawn elsewhere, or None."""
     global _elsewhere, _defer
     _elsewhere, _defer = claim, defer
 
@@ -89,10 +89,10 @@ def cached(kind: str, settings: Any, render: Callable[[], str]) -> str:
         return render()
     key = key_of(kind, settings)
     path = entry_path(where, key)
-    if _defer is not None and _defer(key, render):
-        from roofline.render.embed import deferring
-        with deferring(key):
-            return render()  # not cached: its items are placeholders
+    if _defer is not None:
+        html = _defer(key, render)  # not cached yet: its items are placeholders
+        if html is not None:
+            return html
     if _elsewhere is not None:
         html = _elsewhere(key)  # drawn (or being drawn) by the build's worker
         if html is not None:

@@ -23,8 +23,9 @@ Deferred items: `block()` takes the layout or a function that builds it. While `
 is in effect (a cold MkDocs build whose render-ahead worker is drawing the same block), the
 function is not called: the item is a placeholder naming the block's cache key and its place
 (`data-rl-deferred="KEY:0"`), and the build's process, which never imports Bokeh then, fills
-it from the worker's copy of the block when the page is written (hosts/ahead.py). Everything
-else in the block (the static first frame, the caption, the key) is drawn here either way.
+it from the items the worker drew (under `items_only()`, which builds the items alone) when
+the page is written (hosts/ahead.py). Everything else in the block (the static first frame, the
+caption, the key) is drawn by the build's process alone.
 """
 
 from __future__ import annotations
@@ -52,6 +53,21 @@ ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)<
 """A block's item, as block() writes it (the MkDocs plugin moves it into a file)."""
 DEFERRED = re.compile(r'<script type="application/json" class="roofline-item" '
                       r'data-rl-deferred="([0-9a-f]+):(\d+)"></script>')
+
+
+_ITEMS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("roofline_items_only",
+                                                                  default=False)
+
+
+@contextlib.contextmanager
+def items_only() -> Iterator[None]:
+    """Within: block() returns its item alone, and builds nothing else (the render-ahead
+    worker's half of a deferred block: the build's process drew the rest)."""
+    token = _ITEMS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _ITEMS_ONLY.reset(token)
 
 
 @contextlib.contextmanager
@@ -96,9 +112,11 @@ def script_safe_json(text: str) -> str:
 
 
 def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
-          caption: str = "", static: str = "", key: str = "") -> str:
+          caption: str = "", static: str | Callable[[], str] = "",
+          key: str | Callable[[], str] = "") -> str:
     """HTML for one interactive Bokeh layout, or a function that builds it (see the module
-    docstring for what it contains, and for deferred items).
+    docstring for what it contains, and for deferred items). `static` and `key` may be
+    functions too: under items_only() they are not called.
 
     `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
     accessible name of the figure region; `caption` (plain text) is shown under it if given;
@@ -107,6 +125,11 @@ def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
     """
     if height_px <= 0:
         raise ValueError(f"height_px must be positive, got {height_px!r}")
+    if _ITEMS_ONLY.get():
+        made = layout() if callable(layout) else layout
+        return f'<script type="application/json" class="roofline-item">{item_json(made)}</script>'
+    static = static() if callable(static) else static
+    key = key() if callable(key) else key
     parts = [
         f'<div class="roofline-block" role="figure" aria-label="{html.escape(label)}">',
         f'<div class="roofline-target" style="min-height:{int(height_px)}px"></div>',

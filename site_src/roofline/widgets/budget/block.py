@@ -23,12 +23,14 @@ def budget_block(settings: BudgetSettings) -> str:
 
     from roofline.render.embed import block
     from roofline.render.jsengine import call
-    drawn = call(JS.with_name("static.mjs"), "staticBudget", settings.payload(initial_only=True),
-                 initial_values(settings),
-                 {"waterfall": settings.height, "classes": settings.height - 40,
-                  "roofline": settings.height + 60}, TITLES, list(X_RANGE))
-    static = (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
-              + drawn["svg"])
+
+    def static() -> str:
+        drawn = call(JS.with_name("static.mjs"), "staticBudget",
+                     settings.payload(initial_only=True), initial_values(settings),
+                     {"waterfall": settings.height, "classes": settings.height - 40,
+                      "roofline": settings.height + 60}, TITLES, list(X_RANGE))
+        return (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
+                + drawn["svg"])
 
     def layout():   # Bokeh's part: built here, or by the render-ahead worker (embed.deferring)
         from roofline.widgets.budget.layout import _build

@@ -19,13 +19,21 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
     roofline.figure() may be handed instead of names (the fence only has names)."""
     from roofline.render.embed import block
     from roofline.widgets.roofline.static import drawing_payload, key_html, render as static
-    data = drawing_payload(settings, catalog, zoo, measurement)
     drawn = measurement if measurement is not None else settings.measurement
-    doc = None
     height = settings.height_px
-    if drawn is not None:  # the static drawing shows the measurement too
-        from roofline.widgets.measurement.settings import load_measurement
-        doc = load_measurement(drawn)
+    data: list[dict] = []   # the drawing's payload, made once if the block draws it
+
+    def payload() -> dict:
+        if not data:
+            data.append(drawing_payload(settings, catalog, zoo, measurement))
+        return data[0]
+
+    def first_frame() -> str:
+        doc = None
+        if drawn is not None:  # the static drawing shows the measurement too
+            from roofline.widgets.measurement.settings import load_measurement
+            doc = load_measurement(drawn)
+        return static(payload(), height_px=settings.height, measurement=doc)
     if measurement is not None and settings.measurement is None:  # its overlay adds the picker
         from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX
         height += PICKER_HEIGHT_PX
@@ -35,8 +43,7 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
         return build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     return block(layout, height_px=height, label=label or settings.label,
                  caption=caption(settings, catalog),
-                 static=static(data, height_px=settings.height, measurement=doc),
-                 key=key_html(data))
+                 static=first_frame, key=lambda: key_html(payload()))
 
 
 def caption(settings: RooflineSettings, catalog: Catalog | None = None) -> str:
