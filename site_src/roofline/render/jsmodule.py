@@ -4,6 +4,7 @@ Node's tests import the very same files, imports and all; what ships has no comm
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -30,10 +31,16 @@ def join(*paths: Path) -> str:
                 raise ValueError(f"{p.name} and {seen[name]} both declare {name!r} at the top "
                                  "level; joined into one module, they would clash")
             seen[name] = p.name
-        # Comments out of what pages ship (the files keep theirs; see jsstrip).
-        texts.append(strip_comments("\n".join(line for line in text.splitlines()
-                                               if not line.startswith("import "))))
+        texts.append(_shipped(text))
     return "\n".join(texts)
+
+
+@functools.lru_cache(maxsize=128)
+def _shipped(text: str) -> str:
+    """A module's text as it ships: its import lines dropped, its comments out (the files keep
+    theirs; see jsstrip). Kept per text: the bundles of a build share most of their files."""
+    return strip_comments("\n".join(line for line in text.splitlines()
+                                     if not line.startswith("import ")))
 
 
 def imports(path: Path) -> list[Path]:
