@@ -14,7 +14,7 @@ import pytest
 
 from conftest import build_site
 from roofline.errors import RooflineError
-from roofline.hosts import ahead, buildcache, door
+from roofline.hosts import ahead, ahead_worker, buildcache, door
 
 TABLE = {"table": "fusions"}
 MEASURED = {"file": "measurement-build-machine.json", "show": "ops"}
@@ -100,7 +100,7 @@ def run_worker(claims: Path, jobs: list[tuple[str, dict, str]]) -> list[str]:
         __import__("json").dumps({"kind": k, "options": o, "key": x}) + "\n"
         for k, o, x in jobs))
     out = io.StringIO()
-    ahead.work(claims, lines, out)
+    ahead_worker.work(claims, lines, out)
     return out.getvalue().split()
 
 

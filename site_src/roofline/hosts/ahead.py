@@ -9,7 +9,7 @@ order MkDocs converts them:
    superfences finds are still the ones drawn) and keeps those whose block the disk cache
    (roofline.hosts.buildcache) lacks, through the door's own settings and cache key. A fence
    whose options are wrong is left out: the page's own conversion reports it, at its line.
-2. A worker (`python -m roofline.hosts.ahead`, a plain child process: nothing of the build's
+2. A worker (`python -m roofline.hosts.ahead_worker`, a plain child process: nothing of the build's
    `__main__` is imported again) takes the jobs from its stdin: those with a Bokeh item first,
    then the rest in page order, and draws each with the kind's renderer into the disk cache.
    On a first build (no cache folder yet) it starts before the plan and imports Bokeh while
@@ -40,7 +40,6 @@ build's own process.
 from __future__ import annotations
 
 import atexit
-import io
 import json
 import logging
 import os
@@ -56,6 +55,7 @@ from typing import IO
 
 from roofline.errors import RooflineError
 from roofline.hosts import buildcache, door
+from roofline.hosts.ahead_worker import claim_file, ignore_warnings, items_path
 
 log = logging.getLogger("mkdocs.plugins.roofline")
 
@@ -133,7 +133,7 @@ def plan(pages: Iterable[tuple[str, str]]) -> list[tuple[str, dict, str]]:
             try:
                 options = parse(body)
                 # the key needs the options, not their full check (a profile's is its report)
-                key = buildcache.key_of(kind, door.settings(kind, options, warn=_ignore,
+                key = buildcache.key_of(kind, door.settings(kind, options, warn=ignore_warnings,
                                                             check=False))
             except Exception:  # the page's own conversion reports it, where it is
                 continue
@@ -142,19 +142,6 @@ def plan(pages: Iterable[tuple[str, str]]) -> list[tuple[str, dict, str]]:
             seen.add(key)
             jobs.append((kind, options, key))
     return jobs
-
-
-def _ignore(option: str, message: str) -> None:
-    """Warnings are the page's to report (its fence is converted in the build's process)."""
-
-
-def _claim_file(claims: Path, key: str) -> bool:
-    """Create `key`'s claim; False if someone else has."""
-    try:
-        os.close(os.open(claims / key, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        return True
-    except FileExistsError:
-        return False
 
 
 class RenderAhead:
@@ -182,7 +169,7 @@ class RenderAhead:
         # Each worker goes through the same jobs; the claim files give each job to one. Its
         # answers come back on its stdout.
         self.procs = [subprocess.Popen(
-            [sys.executable, "-m", "roofline.hosts.ahead", str(self.claims),
+            [sys.executable, "-m", "roofline.hosts.ahead_worker", str(self.claims),
              str(docs_dir) if docs_dir is not None else "", *(["--preload"] if preload else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env)
             for _ in range(max(1, workers))]
@@ -202,7 +189,7 @@ class RenderAhead:
         self.jobs = len(jobs)
         # A first job without a Bokeh item is this process's: it meets it long before a worker
         # has started (the worker would make the first page wait for its imports).
-        if jobs and jobs[0][2] not in self.deferrable and _claim_file(self.claims, jobs[0][2]):
+        if jobs and jobs[0][2] not in self.deferrable and claim_file(self.claims, jobs[0][2]):
             self.mine = {jobs[0][2]}
         text = "".join(json.dumps({"kind": k, "options": o, "key": key}, default=str) + "\n"
                        for k, o, key in jobs).encode()
@@ -270,7 +257,7 @@ class RenderAhead:
         if key not in self.keys:
             return None
         self.keys.discard(key)
-        if key in self.mine or _claim_file(self.claims, key):
+        if key in self.mine or claim_file(self.claims, key):
             return None  # not started: ours now
         with self.changed:
             done = self.changed.wait_for(lambda: key in self.status or not self.running,
@@ -355,12 +342,6 @@ def defer(key: str, render: Callable[[], str]) -> str | None:
     return _active.defer(key, render) if _active is not None else None
 
 
-def items_path(claims: Path, key: str) -> Path:
-    """Where a worker leaves the Bokeh items of a deferred block (the build's temporary
-    folder: the cache gets the whole block, from the build's process)."""
-    return claims / f"{key}.items.html"
-
-
 def fill(page_html: str) -> str:
     """`page_html` with its deferred items filled (the plugin's on_post_page)."""
     from roofline.render.embed import DEFERRED, fill_deferred
@@ -372,84 +353,3 @@ def fill(page_html: str) -> str:
 
 
 atexit.register(stop)  # a build that never ended (an error before on_post_build): no worker left
-
-
-# ---------------------------------------------------------------- the worker process
-
-class _Count(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-
-
-def _write_items(path: Path, html: str) -> None:
-    """Atomically: the build's process reads it once "ok" is reported."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def work(claims: Path, jobs: IO[str], out: IO[str]) -> None:
-    """Draw each job not yet claimed into the disk cache (a deferred block's items into
-    `claims`), reporting "ok KEY", "warned KEY",
-    "failed KEY" or "taken KEY" (claimed by the build's process) on `out`, one line each."""
-    counter = _Count()
-    logging.getLogger().addHandler(counter)
-    for line in jobs:
-        job = json.loads(line)
-        key = job["key"]
-        if not _claim_file(claims, key):
-            status = "taken"
-        else:
-            before = counter.count
-            try:
-                settings = door.settings(job["kind"], job["options"], warn=_ignore)
-                if buildcache.key_of(job["kind"], settings) != key:
-                    raise RuntimeError("the settings no longer give this key")
-                kind = door.kind_of(job["kind"])
-                if kind.bokeh:   # the build's process draws the rest (RenderAhead.defer)
-                    from roofline.render.embed import items_only
-                    with items_only():
-                        html = kind.renderer()(settings)
-                else:
-                    html = kind.renderer()(settings)
-            except Exception as exc:
-                print(f"{key[:12]}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                status = "failed"
-            else:
-                status = "warned" if counter.count != before else "ok"
-                if status == "ok" and kind.bokeh:
-                    _write_items(items_path(claims, key), html)
-                elif status == "ok":
-                    buildcache.store(key, html)
-        out.write(f"{status} {key}\n")
-        out.flush()
-
-
-PRELOAD = ("roofline.widgets.roofline.layout", "roofline.widgets.budget.layout",
-           "bokeh.embed")
-"""What a worker of a first build imports before its jobs arrive (the kinds with a Bokeh item)."""
-
-
-def main(argv: list[str]) -> int:
-    """`python -m roofline.hosts.ahead CLAIMS [DOCS_DIR] [--preload]`: the jobs, one JSON line
-    each, on stdin."""
-    import importlib
-    preload = "--preload" in argv
-    argv = [a for a in argv if a != "--preload"]
-    claims, docs_dir = Path(argv[0]), argv[1] if len(argv) > 1 else ""
-    if docs_dir:
-        from roofline.widgets import model_option
-        model_option.DOCS_DIR.set(Path(docs_dir))
-    if preload:
-        for module in PRELOAD:
-            importlib.import_module(module)
-    work(claims, io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8"), sys.stdout)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
