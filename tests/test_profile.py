@@ -199,8 +199,8 @@ def test_the_model_functions_reach_the_js_as_their_exact_terms():
     op = model.attention_fused(2, 8, 2, 64, 16, 512, 2, v_head_dim=32)
     at = {"batch": 2, "heads": 8, "kv_heads": 2, "head_dim": 64, "q_len": 16, "kv_len": 512,
           "b": 2, "v_head_dim": 32}
-    assert T.evaluate(t["attention_fused"], "flops", at) == op.flops
-    assert T.evaluate(t["attention_fused"], "bytes", at) == op.bytes
+    assert T.evaluate(t["attention_fused"], at)["flops"] == op.flops
+    assert T.evaluate(t["attention_fused"], at)["bytes"] == op.bytes
     # seeded: a cost that is not multilinear (a square) is refused, not mispriced
     square = lambda n, b: model.Op("sq", "sq", "x", n * n, 2 * n * b)  # noqa: E731
     terms = {"name": "sq", **T.solve(("n", "b"), ((1, 2), (1, 2)), square)}

@@ -164,10 +164,12 @@ export function attribute(roots, terms) {
     n.children.reduce((s, ch) => s + torchFlops(ch), 0);
   const unmodelled = new Map();
   let wrapperUs = 0;
-  const priced = (n) => (n._priced ??= costOf(n.name, n.args, n.children.length > 0, terms)
-                         !== null || n.children.some(priced));
+  // each op priced once (walk() and priced() both ask)
+  const costFor = (n) => (n._cost !== undefined ? n._cost
+    : (n._cost = costOf(n.name, n.args, n.children.length > 0, terms)));
+  const priced = (n) => (n._priced ??= costFor(n) !== null || n.children.some(priced));
   const walk = (n) => {
-    const c = costOf(n.name, n.args, n.children.length > 0, terms);
+    const c = costFor(n);
     if (c !== null) {
       const f = fam[c.family];
       f.count += 1;

@@ -9,6 +9,7 @@ survey, then the chosen step's ops). The conventions are stated at the head of a
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,14 +31,6 @@ class Roof:
     peak_flops_per_s: float
     bandwidth_bytes_per_s: float
     basis: str
-
-    @property
-    def ridge(self) -> float:
-        return self.peak_flops_per_s / self.bandwidth_bytes_per_s
-
-    def as_dict(self) -> dict:
-        return {"label": self.label, "peak_flops_per_s": self.peak_flops_per_s,
-                "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s, "basis": self.basis}
 
 
 def _chunks(path: Path) -> Iterator[tuple[int, list[str], list]]:
@@ -90,7 +83,7 @@ def analyse(path: Path | str, roof: Roof, step: int | None = None,
         if n in wanted:
             nodes += call_json(JS, "stepEvents", f"[{json.dumps(window)},{_events(events)}]")
     return call(JS, "stepReport", {"info": info, "window": window, "nodes": nodes,
-                                   "roof": roof.as_dict(), "terms": terms(),
+                                   "roof": dataclasses.asdict(roof), "terms": terms(),
                                    "trace": str(path)})
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 import random
+from pathlib import Path
 from typing import Callable
 
 from roofline.model import ops as model
@@ -72,14 +73,14 @@ def solve(variables, grid, fn) -> dict:
     return out
 
 
-def evaluate(t: dict, what: str, point: dict) -> float:
-    total = 0.0
-    for coef, names in t[what]:
-        p = coef
-        for v in names:
-            p *= point[v]
-        total += p
-    return total
+COSTS_JS = Path(__file__).with_name("costs.mjs")
+
+
+def evaluate(t: dict, point: dict) -> dict:
+    """{"flops", "bytes"} of terms `t` at `point`, by costs.mjs's evalTerms (the code that
+    prices a profiled op), so the check below checks the JavaScript too."""
+    from roofline.render.jsengine import call
+    return call(COSTS_JS, "evalTerms", t, point)
 
 
 def check(name: str, t: dict, grid, fn, tries: int = 6) -> None:
@@ -89,8 +90,9 @@ def check(name: str, t: dict, grid, fn, tries: int = 6) -> None:
         if "heads" in at:  # a multiple of kv_heads, as the function asks
             at["heads"] = at["kv_heads"] * rng.randint(1, 6)
         op = fn(*(at[v] for v in t["vars"]))
+        value = evaluate(t, at)
         for what, want in (("flops", op.flops), ("bytes", op.bytes)):
-            got = evaluate(t, what, at)
+            got = value[what]
             if abs(got - want) > 1e-9 * max(1.0, abs(want)):
                 raise NotMultilinear(f"roofline.model.ops {name}: {what} at {at} is {want!r}, "
                                      f"its multilinear terms give {got!r}")

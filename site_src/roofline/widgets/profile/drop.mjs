@@ -60,21 +60,19 @@ export async function analyseFile(file, { roof, terms }, step = null) {
   }
 }
 
-// A `roofline measure` JSON's roof, or { error }.
-export async function roofOfFile(file) {
+// A dropped file's roof if it is a `roofline measure` JSON (a small .json whose text has
+// "ceilings"), read once: the roof, { error }, or null for any other file (a trace).
+export async function measurementRoof(file) {
+  if (!/\.json$/i.test(file.name) || file.size > 4 << 20) return null;
+  const text = await file.text();
+  if (!/"ceilings"\s*:/.test(text)) return null;
   let doc;
   try {
-    doc = JSON.parse(await file.text());
+    doc = JSON.parse(text);
   } catch (e) {
     return { error: `not JSON (${e.message})` };
   }
   return cpuRoof(doc);
-}
-
-// Which dropped file is the measurement: a small .json whose text has "ceilings".
-export async function isMeasurement(file) {
-  if (!/\.json$/i.test(file.name) || file.size > 4 << 20) return false;
-  return /"ceilings"\s*:/.test(await file.text());
 }
 
 function stepPicker(R) {
@@ -114,8 +112,8 @@ export function mount(root) {
   };
   const take = async (files) => {
     for (const f of files) {
-      if (await isMeasurement(f)) {
-        const roof = await roofOfFile(f);
+      const roof = await measurementRoof(f);
+      if (roof !== null) {
         if (roof.error) {
           say(`${f.name}: ${roof.error}`, true);
           root.setAttribute("data-rl-drop-state", "error");

@@ -61,35 +61,35 @@ class ProfileSettings(WidgetSettings):
                             else exc.detail) from None
 
     def data_files(self) -> list[str]:
-        from roofline.model import datafile as _toml
-        from roofline.profile.analyse import BUILD_MACHINE
-        files = [str(resolve(self.trace))] if self.trace else [
-            str(_toml.DATA_DIR / BUILD_MACHINE)]
+        # (the build machine's measurement is package data, hashed with the rest of it)
+        files = [str(resolve(self.trace))] if self.trace else []
         if self.measurement:
             files.append(str(resolve(self.measurement, what="measurement")))
         return files
+
+    def measurement_path(self) -> Path:
+        """The CPU measurement the trace is placed on: the option's, else the build machine's."""
+        from roofline.model import datafile as _toml
+        from roofline.profile.analyse import BUILD_MACHINE
+        return (resolve(self.measurement, what="measurement") if self.measurement
+                else _toml.DATA_DIR / BUILD_MACHINE)
 
     def report(self) -> dict:
         """The trace's analysis (a copy: the caller owns it), kept per version of the trace and
         measurement files: a build checks a fence (render-ahead's plan, the page) and draws it."""
         from roofline.model import datafile as _toml
-        trace = resolve(self.trace)
-        from roofline.profile.analyse import BUILD_MACHINE
-        measurement = (resolve(self.measurement, what="measurement") if self.measurement
-                       else _toml.DATA_DIR / BUILD_MACHINE)
-        return copy.deepcopy(_report(_toml.file_key(trace), _toml.file_key(measurement),
-                                     self.step))
+        return copy.deepcopy(_report(_toml.file_key(resolve(self.trace)),
+                                     _toml.file_key(self.measurement_path()), self.step))
 
     def roof(self) -> dict:
         """The roofline a dropped trace is placed on first: the measurement's, else the build
         machine's (a reader may drop their own measurement beside the trace)."""
+        import dataclasses
+
         from roofline.measure.schema import load
-        from roofline.model import datafile as _toml
-        from roofline.profile.analyse import BUILD_MACHINE, cpu_roof
+        from roofline.profile.analyse import cpu_roof
         try:
-            doc = load(resolve(self.measurement, what="measurement") if self.measurement
-                       else _toml.DATA_DIR / BUILD_MACHINE)
-            return cpu_roof(doc).as_dict()
+            return dataclasses.asdict(cpu_roof(load(self.measurement_path())))
         except RooflineError as exc:
             raise self.fail("measurement", exc.detail) from None
 
