@@ -238,7 +238,6 @@ class RenderAhead:
         if key not in self.resolved:
             from roofline.render.embed import ITEM, fill_deferred
             render, half = self.pending[key]
-            self.keys.add(key)   # claim() takes it as any job not yet met
             drawn = self.claim(key, items=True)
             if drawn is not None:
                 found = ITEM.findall(drawn)
@@ -345,10 +344,10 @@ def defer(key: str, render: Callable[[], str]) -> str | None:
 def fill(page_html: str) -> str:
     """`page_html` with its deferred items filled (the plugin's on_post_page)."""
     from roofline.render.embed import DEFERRED, fill_deferred
-    if _active is None or not DEFERRED.search(page_html):
-        if DEFERRED.search(page_html):
-            raise RuntimeError("a page holds deferred Bokeh items but no build is drawing them")
+    if not DEFERRED.search(page_html):
         return page_html
+    if _active is None:
+        raise RuntimeError("a page holds deferred Bokeh items but no build is drawing them")
     return fill_deferred(page_html, _active.items)
 
 

@@ -5,6 +5,7 @@ Node's tests import the very same files, imports and all; what ships has no comm
 from __future__ import annotations
 
 import functools
+import json
 import re
 from pathlib import Path
 
@@ -107,6 +108,14 @@ def bundle(entry: Path) -> str:
     if stamps is not None:
         _bundles[entry] = (stamps, text)
     return text
+
+
+def mount_module(entry: Path, selector: str) -> str:
+    """A page's <script type="module">: `entry`'s bundle, then its `mount(root)` called on
+    each element matching `selector` (a widget's live blocks; inline, so no request)."""
+    script = bundle(entry) + (f"\nfor (const r of document.querySelectorAll("
+                              f"{json.dumps(selector)})) mount(r);\n")
+    return f'<script type="module">{inline(script)}</script>'
 
 
 def inline(script: str) -> str:

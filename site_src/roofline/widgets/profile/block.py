@@ -5,7 +5,6 @@ the leaks. Works from file://, on paper and without JavaScript."""
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 from roofline.render.jsengine import call
@@ -40,7 +39,7 @@ DROP_CSS = (
     "</style>")
 
 
-def drop_zone(settings) -> str:
+def drop_zone() -> str:
     """The form the script shows (hidden until it runs: without JavaScript the page says what
     it would do instead)."""
     return (
@@ -62,17 +61,14 @@ def render(settings) -> str:
     parts = [f'<div class="rl-profile{" rl-drop" if settings.drop else ""}" role="figure" '
              f'aria-label="{html.escape(settings.label)}">', CSS]
     if settings.drop:
-        from roofline.render.embed import script_safe_json
-        from roofline.render.jsmodule import bundle, inline
-        data = script_safe_json(json.dumps({"roof": P["roof"], "terms": P["terms"]},
-                                           separators=(",", ":"), allow_nan=False))
-        script = bundle(DROP) + ('\nfor (const r of document.querySelectorAll('
-                                 '".rl-drop:not([data-rl-drop-state])")) mount(r);\n')
-        parts += [DROP_CSS, drop_zone(settings),
+        from roofline.render.embed import as_json_text, script_safe_json
+        data = script_safe_json(as_json_text({"roof": P["roof"], "terms": P["terms"]}))
+        parts += [DROP_CSS, drop_zone(),
                   f'<script type="application/json" class="rl-drop-data">{data}</script>']
     parts += ['<div class="rl-profile-report">',
               call(JS, "reportHtml", R) if R is not None else "", "</div>"]
     if settings.drop:
-        parts.append(f'<script type="module">{inline(script)}</script>')
+        from roofline.render.jsmodule import mount_module
+        parts.append(mount_module(DROP, ".rl-drop:not([data-rl-drop-state])"))
     parts.append("</div>")
     return "\n".join(parts)

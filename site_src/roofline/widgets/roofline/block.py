@@ -3,6 +3,7 @@ kind; it never parses options or picks defaults: the settings did)."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from roofline.widgets.roofline.settings import RooflineSettings
@@ -21,12 +22,8 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
     from roofline.widgets.roofline.static import drawing_payload, key_html, render as static
     drawn = measurement if measurement is not None else settings.measurement
     height = settings.height_px
-    data: list[dict] = []   # the drawing's payload, made once if the block draws it
-
-    def payload() -> dict:
-        if not data:
-            data.append(drawing_payload(settings, catalog, zoo, measurement))
-        return data[0]
+    # the drawing's payload, made once if the block draws it (not for the worker's items)
+    payload = functools.cache(lambda: drawing_payload(settings, catalog, zoo, measurement))
 
     def first_frame() -> str:
         doc = None

@@ -7,12 +7,11 @@ control. No Bokeh: the figure is SVG from the first paint on."""
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
-from roofline.render.embed import script_safe_json
+from roofline.render.embed import as_json_text, script_safe_json
 from roofline.render.jsengine import call
-from roofline.render.jsmodule import bundle, inline
+from roofline.render.jsmodule import mount_module
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static.mjs"
@@ -118,11 +117,9 @@ def render(settings) -> str:
     facts = "".join(f"<li>{html.escape(f)}</li>" for f in F["facts"])
     live = []
     if settings.controls:
-        data = script_safe_json(json.dumps(P, separators=(",", ":"), allow_nan=False))
-        script = bundle(VIEW) + ('\nfor (const r of document.querySelectorAll('
-                                 '".rl-window:not([data-rl-window-state])")) mount(r);\n')
+        data = script_safe_json(as_json_text(P))
         live = [f'<script type="application/json" class="rl-window-data">{data}</script>',
-                f'<script type="module">{inline(script)}</script>']
+                mount_module(VIEW, ".rl-window:not([data-rl-window-state])")]
     return "\n".join([
         f'<div class="rl-window" role="figure" aria-label="{html.escape(settings.label)}">',
         CSS,
