@@ -238,6 +238,22 @@ def test_a_deferred_block_the_worker_failed_is_drawn_when_the_page_is_written(ca
         run.close()
 
 
+def test_a_first_build_starts_its_worker_early_only_when_a_page_has_a_fence(cache, monkeypatch):
+    started = []
+    monkeypatch.setattr(ahead, "RenderAhead", lambda **kw: started.append(kw) or
+                        pytest.fail("a worker for a site with no fence of ours"))
+    assert not cache.exists()   # a first build
+    assert ahead.start([("index.md", "# No widgets\n\n```python\nx = 1\n```\n")],
+                       workers=1, docs_dir=None) == 0
+    assert started == []
+    # seeded: a page with a fence does start one, before the plan (preload)
+    monkeypatch.setattr(ahead, "RenderAhead", lambda **kw: started.append(kw) or
+                        (_ for _ in ()).throw(RuntimeError("started")))
+    with pytest.raises(RuntimeError, match="started"):
+        ahead.start([("index.md", PAGE)], workers=1, docs_dir=None)
+    assert started[0]["preload"] is True
+
+
 def test_seeded_a_placeholder_no_build_will_fill_is_an_error():
     page = ('<script type="application/json" class="roofline-item" '
             f'data-rl-deferred="{"a" * 64}:0"></script>')

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from roofline.model import datafile as _toml
-from roofline.hosts import buildcache, door
+from roofline.hosts import ahead, buildcache, door
 
 WIDGETS = {
     "roofline": {"hardware": "a100-sxm-80gb", "ops": ["rmsnorm", "gemm-train"], "ai": 2},
@@ -141,6 +141,7 @@ def test_the_plugin_caches_beside_mkdocs_yml(monkeypatch):
         config.plugins["roofline"].on_config(config)
         assert buildcache.folder() == fixture / ".cache" / "roofline"
     finally:
+        ahead.stop()   # on_config may have started a worker; no build follows
         buildcache.configure(None)
     ignored = (Path(__file__).resolve().parent.parent / ".gitignore").read_text()
     assert ".cache/" in ignored.splitlines()

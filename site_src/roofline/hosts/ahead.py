@@ -292,14 +292,16 @@ _active: RenderAhead | None = None
 def start(pages: Iterable[tuple[str, str]], *, workers: int, docs_dir: Path | None) -> int:
     """Plan and start rendering ahead for one build (ending any earlier one); returns how
     many blocks were handed to the workers. With no cache folder yet (a first build: every
-    block is missing), the workers start before the plan and import Bokeh meanwhile."""
+    block is missing) and a fence of ours on some page, the workers start before the plan
+    and import Bokeh meanwhile."""
     global _active
     stop()
     where = buildcache.folder()
     if workers <= 0 or where is None:
         return 0
+    pages = list(pages)
     early = None
-    if not where.exists():
+    if not where.exists() and any(fences_in(md, door.KINDS) for _, md in pages):
         early = RenderAhead(docs_dir=docs_dir, workers=workers, preload=True)
     jobs = plan(pages)
     if not jobs:
