@@ -10,11 +10,16 @@ tokenizer, that every shipped file tokenizes the same before and after.
 from __future__ import annotations
 
 import functools
+import re
 
 # After one of these (or at the start), `/` begins a regular expression, not a division.
 _REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")
 _REGEX_KEYWORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete",
                    "void", "throw", "yield", "await", "instanceof"}
+_PLAIN = re.compile(r"[^'\"`/{}]+")
+"""A run of code with nothing that starts a string, template, comment or regex, or nests."""
+_TEMPLATE_TEXT = re.compile(r"(?:[^\\`$]|\$(?!\{))+")
+_STRING = {q: re.compile(q + r"(?:[^" + q + r"\\\n]|\\[\s\S])*" + q) for q in "'\""}
 
 
 class StripError(ValueError):
@@ -56,26 +61,38 @@ def _code(text: str, i: int, out: list[str], *, nested: bool) -> int:
             j = _skip_regex(text, i)
             out.append(text[i:j])
             i, last = j, "/"
-        elif c.isalnum() or c in "_$":
-            j = i
-            while j < n and (text[j].isalnum() or text[j] in "_$"):
-                j += 1
-            out.append(text[i:j])
-            i, last = j, text[i:j]
-        else:
+        elif (m := _PLAIN.match(text, i)) is not None:  # copied whole: no char-by-char walk
+            run = m.group()
+            out.append(run)
+            i = m.end()
+            last = _last_token(run) or last
+        else:  # { or }, or a / that divides
             if c == "{":
                 depth += 1
             elif c == "}":
                 if depth == 0 and nested:
                     return i
                 depth -= 1
-            if not c.isspace():
-                last = c
+            last = c
             out.append(c)
             i += 1
     if nested:
         raise StripError("unterminated ${ in a template literal")
     return i
+
+
+def _last_token(run: str) -> str:
+    """The last word, or else the last non-blank character, of a run of code ("" if blank):
+    what decides whether a `/` after it starts a regex."""
+    tail = run.rstrip()
+    if not tail:
+        return ""
+    if not (tail[-1].isalnum() or tail[-1] in "_$"):
+        return tail[-1]
+    k = len(tail) - 1
+    while k > 0 and (tail[k - 1].isalnum() or tail[k - 1] in "_$"):
+        k -= 1
+    return tail[k:]
 
 
 def _template(text: str, i: int, out: list[str]) -> int:
@@ -97,15 +114,19 @@ def _template(text: str, i: int, out: list[str]) -> int:
             out.append("}")
             j += 1
         else:
-            out.append(c)
-            j += 1
+            m = _TEMPLATE_TEXT.match(text, j)
+            out.append(m.group())
+            j = m.end()
     raise StripError(f"unterminated template literal at offset {i}")
 
 
 def _drop(out: list[str], text: str, end: int) -> int:
     """Remove a comment ending at `end`, with the blanks before it; if it leaves its line
     empty, the line goes too (its newline is skipped)."""
-    while out and out[-1] in (" ", "\t"):
+    while out and (kept := out[-1].rstrip(" \t")) != out[-1]:  # the blanks before it go
+        if kept:
+            out[-1] = kept
+            break
         out.pop()
     line_empty = not out or out[-1].endswith("\n")
     if line_empty and end < len(text) and text[end] == "\n":
@@ -118,17 +139,10 @@ def _drop(out: list[str], text: str, end: int) -> int:
 
 
 def _skip_string(text: str, i: int) -> int:
-    quote, j = text[i], i + 1
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-            continue
-        if text[j] == quote:
-            return j + 1
-        if text[j] == "\n":
-            break
-        j += 1
-    raise StripError(f"unterminated string at offset {i}")
+    m = _STRING[text[i]].match(text, i)
+    if m is None:
+        raise StripError(f"unterminated string at offset {i}")
+    return m.end()
 
 
 def _skip_regex(text: str, i: int) -> int:
