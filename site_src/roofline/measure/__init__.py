@@ -6,9 +6,20 @@ Needs only numpy. torch is imported only for `device="cuda"`, and only if instal
 
 from __future__ import annotations
 
-from roofline.measure.plan import PLANS, Plan
-from roofline.measure.runner import measure
-from roofline.measure.schema import FORMAT, SCHEMA_PATH, SCHEMA_VERSION, load, validate
+import importlib
+
+_FROM = {"PLANS": "plan", "Plan": "plan", "measure": "runner", "FORMAT": "schema",
+         "SCHEMA_PATH": "schema", "SCHEMA_VERSION": "schema", "load": "schema",
+         "validate": "schema"}
+"""Where each public name lives: imported on first use, so a site build that reads a
+measurement (schema) never imports the timing code, or numpy with it."""
+
+
+def __getattr__(name: str):
+    if name not in _FROM:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
+
 
 __all__ = ["FORMAT", "PLANS", "Plan", "SCHEMA_PATH", "SCHEMA_VERSION", "load", "measure",
            "validate"]

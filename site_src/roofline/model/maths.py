@@ -1,12 +1,16 @@
-"""Roofline maths. Scalar or numpy arrays in, same shape out; SI units throughout."""
+"""Roofline maths. Scalar or numpy arrays in, same shape out; SI units throughout.
+
+numpy is imported by the array paths only: a site build passes plain floats, and its process
+never needs numpy's import (~0.07 s, a tenth of a bare MkDocs build)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
-from numpy.typing import ArrayLike
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike
 
 from roofline.model.ops import Op
 
@@ -32,6 +36,7 @@ def intensity(flops: ArrayLike, bytes_: ArrayLike) -> np.ndarray | float:
     """Arithmetic intensity = FLOPs / bytes moved (FLOP/byte)."""
     if _scalars(flops, bytes_):  # plain floats stay plain floats
         return flops / bytes_
+    import numpy as np
     return np.divide(flops, bytes_)
 
 
@@ -39,6 +44,7 @@ def ridge(peak_flops_per_s: ArrayLike, bandwidth_bytes_per_s: ArrayLike) -> np.n
     """The intensity where the bandwidth slope meets the compute roof: peak / BW."""
     if _scalars(peak_flops_per_s, bandwidth_bytes_per_s):  # plain floats stay plain floats
         return peak_flops_per_s / bandwidth_bytes_per_s
+    import numpy as np
     return np.divide(peak_flops_per_s, bandwidth_bytes_per_s)
 
 
@@ -47,6 +53,7 @@ def attainable(ai: ArrayLike, peak_flops_per_s: ArrayLike,
     """Best achievable FLOP/s at intensity `ai`: min(peak, AI × BW)."""
     if _scalars(ai, peak_flops_per_s, bandwidth_bytes_per_s):  # plain floats: skip numpy's overhead
         return min(peak_flops_per_s, ai * bandwidth_bytes_per_s)
+    import numpy as np
     return np.minimum(peak_flops_per_s, np.multiply(ai, bandwidth_bytes_per_s))
 
 
@@ -55,6 +62,7 @@ def time_lower_bound(flops: ArrayLike, bytes_: ArrayLike, peak_flops_per_s: Arra
     """No kernel beats max(FLOPs / peak, bytes / BW) seconds."""
     if _scalars(flops, bytes_, peak_flops_per_s, bandwidth_bytes_per_s):
         return max(flops / peak_flops_per_s, bytes_ / bandwidth_bytes_per_s)
+    import numpy as np
     return np.maximum(np.divide(flops, peak_flops_per_s), np.divide(bytes_, bandwidth_bytes_per_s))
 
 

@@ -23,8 +23,7 @@ FlashAttention, independent of C), against the HBM programs can use.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from fractions import Fraction
 
 from roofline.model.kernels import step_kernels
 from roofline.model.memory import inference_working_bytes, kv_cache_bytes
@@ -59,10 +58,23 @@ def _basis(cfg: TransformerConfig, batch: int, ctx: int, touched: bool) -> list[
     return row + [_touched(cfg, batch)] if touched else row
 
 
-def _solve(cfg, values: list[list[float]], touched: bool) -> np.ndarray:
+def _solve(cfg, values: list[float], touched: bool) -> list[float]:
+    """The terms at FIT_AT that give `values`: the square system solved in exact rationals
+    (every float is one), so each term is the float nearest the true solution."""
     points = FIT_AT if touched else (FIT_AT[0], FIT_AT[1], FIT_AT[3])
-    a = np.array([_basis(cfg, b, c, touched) for b, c in points])
-    return np.linalg.solve(a, np.array(values, dtype=float))
+    rows = [[Fraction(x) for x in _basis(cfg, b, c, touched)] + [Fraction(v)]
+            for (b, c), v in zip(points, values)]
+    n = len(rows)
+    for col in range(n):  # Gauss–Jordan: exact, so any non-zero pivot will do
+        pivot = next((r for r in range(col, n) if rows[r][col] != 0), None)
+        if pivot is None:
+            raise AssertionError(f"{cfg.name}: the fit points {points} do not determine the terms")
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(n):
+            if r != col and rows[r][col] != 0:
+                f = rows[r][col] / rows[col][col]
+                rows[r] = [x - f * y for x, y in zip(rows[r], rows[col])]
+    return [float(rows[i][n] / rows[i][i]) for i in range(n)]
 
 
 def coefficients(cfg: TransformerConfig, b: float, fusions=frozenset({"flash"})
@@ -81,7 +93,7 @@ def coefficients(cfg: TransformerConfig, b: float, fusions=frozenset({"flash"})
         useful = _solve(cfg, [ks[i].useful_flops for ks in lists], moe)
         bytes_ = _solve(cfg, [ks[i].bytes for ks in lists], moe)
         # FLOPs do not depend on which experts are touched: the routed rows are B·k either way.
-        if moe and abs(flops[3]) > RTOL * max(1.0, abs(flops).max()):
+        if moe and abs(flops[3]) > RTOL * max(1.0, *map(abs, flops)):
             raise AssertionError(f"{cfg.name}: {k.name}'s FLOPs depend on the experts touched")
         out.append(KernelTerms(k.name, k.op_class, k.count, k.launches,
                                tuple(float(v) for v in flops[:3]),
