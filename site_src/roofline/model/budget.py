@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from roofline.model import datafile as _toml, launch
+from roofline.model import launch
 from roofline.model.kernels import (CLASSES, FUSION_LABELS, FUSIONS, MATMUL_KINDS, MEMORY_CLASSES,
     PASSES, Kernel, check_fusions, step_kernels)
 from roofline.model.catalog import Accelerator
@@ -41,15 +41,10 @@ ZERO3_COMM_FACTOR = 1.5
 """ZeRO stage 3 moves 1.5 × a data-parallel all-reduce's bytes (Rajbhandari et al. 2020, §7.2)."""
 
 
-@functools.lru_cache(maxsize=4)
-def _launch_s(key: tuple[str, int, int]) -> float:
-    return launch.load_launch(key[0]).seconds
-
-
 def default_launch_overhead_s() -> float:
     """data/overhead.toml's launch overhead: the one figure behind the lesson's launch figures
-    and the budget's default (cached per (path, mtime_ns, size), so an edit is seen)."""
-    return _launch_s(_toml.file_key(launch.OVERHEAD_PATH))
+    and the budget's default (launch.load_launch reads each version of the file once)."""
+    return launch.load_launch().seconds
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ can show how an answer moves across it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,8 +70,14 @@ class LaunchOverhead:
 
 
 def load_launch(path: Path | str | None = None) -> LaunchOverhead:
-    """data/overhead.toml, read afresh each call (it is one small table)."""
-    path = Path(path) if path else OVERHEAD_PATH
+    """data/overhead.toml (or `path`), read once per version of the file: the key is (path,
+    mtime_ns, size), so an edit under `mkdocs serve` is seen (a build asks ~140 times)."""
+    return _cached_launch(_toml.file_key(Path(path) if path else OVERHEAD_PATH))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_launch(key: tuple[str, int, int]) -> LaunchOverhead:
+    path = Path(key[0])
     data = _toml.load(path)
     where = str(path)
     sources = data.get("sources", {})
