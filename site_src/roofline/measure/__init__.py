@@ -21,5 +21,9 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FROM})
+
+
 __all__ = ["FORMAT", "PLANS", "Plan", "SCHEMA_PATH", "SCHEMA_VERSION", "load", "measure",
            "validate"]
