@@ -18,9 +18,16 @@ from roofline.errors import RooflineError
 # The lesson's own build (site_src/lesson_site) is not in the roofline wheel: it is imported
 # from this checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "site_src"))
-from lesson_site import build, captions, glossary, stylesheets  # noqa: E402
+from lesson_site import captions, glossary, stylesheets  # noqa: E402
 
-# `mkdocs build` renders into a staging folder and swaps it in at the end (see build.publish);
+
+def _build():
+    """lesson_site.build, the whole lesson's model with it: imported on first use, after the
+    roofline plugin's on_config (which runs first) has started the worker this would delay."""
+    from lesson_site import build
+    return build
+
+# `mkdocs build` renders into a staging folder and swaps it in at the end (see lesson_site.build.publish);
 # `mkdocs serve` keeps its own temporary folder.
 _command: list[str] = []
 _staging: dict[str, Path] = {}
@@ -36,9 +43,9 @@ def on_startup(*, command: Literal["build", "gh-deploy", "serve"], dirty: bool) 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if _command == ["build"]:
         _staging["target"] = Path(config.site_dir).resolve()
-        _staging["stage"] = build.stage_dir(config.site_dir)
+        _staging["stage"] = _build().stage_dir(config.site_dir)
         config.site_dir = str(_staging["stage"])
-        _undo_log.append(build.log_real_folder(_staging["stage"], _staging["target"]))
+        _undo_log.append(_build().log_real_folder(_staging["stage"], _staging["target"]))
     # The glossary's first-appearance rule runs after Python-Markdown's `abbr` (mkdocs.yml).
     config.markdown_extensions[:] = [e for e in config.markdown_extensions
                                      if not isinstance(e, glossary.GlossaryExtension)]
@@ -54,7 +61,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def on_pre_build(*, config: MkDocsConfig) -> None:
     """Fail on bad data before MkDocs empties any folder."""
     try:
-        build.check_inputs()
+        _build().check_inputs()
     except RooflineError as exc:
         raise PluginError(f"roofline: {exc}") from None
 
@@ -62,7 +69,7 @@ def on_pre_build(*, config: MkDocsConfig) -> None:
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add the vendored polyfill, the downloadable tables and the zip's placeholder."""
     try:
-        generated = build.generated_files()
+        generated = _build().generated_files()
     except RooflineError as exc:
         raise PluginError(f"roofline: {exc}") from None
     generated.update(_css)
@@ -74,7 +81,7 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Expand the model's markers; a bad one stops the build naming page, line and field."""
     try:
-        return build.render_markdown(markdown, f"docs/{page.file.src_uri}",
+        return _build().render_markdown(markdown, f"docs/{page.file.src_uri}",
                                      page.file.content_string)
     except RooflineError as exc:
         raise PluginError(f"roofline: {exc}") from None
@@ -82,31 +89,31 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Put back the tables set aside while the page converted; number its figures in order."""
-    return captions.number_figures(build.restore_tables(html, f"docs/{page.file.src_uri}"))
+    return captions.number_figures(_build().restore_tables(html, f"docs/{page.file.src_uri}"))
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    return build.patch_page_html(output)
+    return _build().patch_page_html(output)
 
 
 def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
     """404.html is a theme template, not a page: it needs the same patch."""
-    return build.patch_page_html(output_content) if template_name.endswith(".html") \
+    return _build().patch_page_html(output_content) if template_name.endswith(".html") \
         else output_content
 
 
 @event_priority(-200)  # after Material's offline plugin (-100) has written the search index
 def on_post_build(*, config: MkDocsConfig) -> None:
     """Pack the finished site into the downloadable zip, then put it in place."""
-    build.write_zip(config.site_dir)
+    _build().write_zip(config.site_dir)
     if "stage" in _staging:
-        build.publish(_staging.pop("stage"), _staging.pop("target"))
+        _build().publish(_staging.pop("stage"), _staging.pop("target"))
     while _undo_log:
         _undo_log.pop()()
 
 
 def on_build_error(*, error: Exception) -> None:
     if "stage" in _staging:
-        build.discard(_staging.pop("stage"))
+        _build().discard(_staging.pop("stage"))
     while _undo_log:
         _undo_log.pop()()

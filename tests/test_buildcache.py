@@ -138,7 +138,7 @@ def test_the_plugin_caches_beside_mkdocs_yml(monkeypatch):
     fixture = Path(__file__).resolve().parent / "fixtures" / "plugin-site"
     config = load_config(str(fixture / "mkdocs.yml"))
     try:
-        config.plugins["roofline"].on_config(config)
+        config.plugins.on_config(config)  # every plugin's, in priority order
         assert buildcache.folder() == fixture / ".cache" / "roofline"
     finally:
         ahead.stop()   # on_config may have started a worker; no build follows

@@ -11,7 +11,7 @@ from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -55,20 +55,8 @@ def _pages(docs_dir: Path):
 
 
 class RooflinePlugin(BasePlugin[RooflineConfig]):
-    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        if SUPERFENCES not in config.markdown_extensions:
-            config.markdown_extensions.append(SUPERFENCES)
-        mdx = config.mdx_configs.setdefault(SUPERFENCES, {})
-        custom = mdx.setdefault("custom_fences", [])
-        # Keep the site's own entries; ours replace any of the same name (no duplicates on
-        # `mkdocs serve` rebuilds, which call on_config again on the same config).
-        ours = fences.custom_fences()
-        names = {f["name"] for f in ours}
-        custom[:] = [f for f in custom if f.get("name") not in names] + ours
-        loader = f"{self.config.assets_dir}/{assets.loader_name()}"
-        if loader not in [str(s) for s in config.extra_javascript]:
-            config.extra_javascript.append(loader)
-        host_check.warn_outside_assets(config)  # one warning if the host loads web fonts etc.
+    @event_priority(110)  # first of all (the site's hooks run at 100): the worker's head start
+    def _start_drawing(self, config: MkDocsConfig) -> MkDocsConfig:
         # Widget HTML is cached on disk beside mkdocs.yml: a warm build never imports bokeh.
         self.root = Path(config.config_file_path or ".").resolve().parent
         buildcache.configure(self.root / buildcache.DEFAULT_DIR)
@@ -84,6 +72,25 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         ahead.start(_pages(Path(config.docs_dir)), workers=workers,
                     docs_dir=Path(config.docs_dir))
         return config
+
+    def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
+        """After the other plugins' on_config (Material's offline plugin adds its polyfill)."""
+        if SUPERFENCES not in config.markdown_extensions:
+            config.markdown_extensions.append(SUPERFENCES)
+        mdx = config.mdx_configs.setdefault(SUPERFENCES, {})
+        custom = mdx.setdefault("custom_fences", [])
+        # Keep the site's own entries; ours replace any of the same name (no duplicates on
+        # `mkdocs serve` rebuilds, which call on_config again on the same config).
+        ours = fences.custom_fences()
+        names = {f["name"] for f in ours}
+        custom[:] = [f for f in custom if f.get("name") not in names] + ours
+        loader = f"{self.config.assets_dir}/{assets.loader_name()}"
+        if loader not in [str(s) for s in config.extra_javascript]:
+            config.extra_javascript.append(loader)
+        host_check.warn_outside_assets(config)  # one warning if the host loads web fonts etc.
+        return config
+
+    on_config = CombinedEvent(_start_drawing, _configure)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         base = self.config.assets_dir
