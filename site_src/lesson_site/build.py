@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 import os
 import re
-import zipfile
 from pathlib import Path
 from typing import Callable
 
 from roofline.model import datafile as _toml
+from lesson_site import sitezip
 from lesson_site import (budget_text, departures, lesson_parts, models_text, numbers, pages,
                          qa, teach, widget_options, window_text)
 from lesson_site.context import load_context
@@ -75,14 +75,8 @@ def write_zip(site_dir: str | os.PathLike) -> Path:
     target = site / ZIP_URI
     tmp = target.with_suffix(".zip.tmp")
     paths = sorted(p for p in site.rglob("*") if p.is_file() and p not in (target, tmp))
-    # level 6: 0.17 s instead of 0.39 s for a zip 0.7 % larger (1.574 MB against 1.563, 2026-12-06)
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
-        for p in paths:
-            info = zipfile.ZipInfo(f"{ZIP_ROOT}/{p.relative_to(site).as_posix()}", ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            info.create_system = 3
-            zf.writestr(info, zipped_copy(p.name, p.read_bytes()))
+    sitezip.write(tmp, ((f"{ZIP_ROOT}/{p.relative_to(site).as_posix()}", p) for p in paths),
+                  zipped_copy, ZIP_TIME)
     tmp.replace(target)
     return target
 
