@@ -23,7 +23,6 @@ FlashAttention, independent of C), against the HBM programs can use.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from roofline.model.kernels import step_kernels
 from roofline.model.memory import inference_working_bytes, kv_cache_bytes
@@ -59,22 +58,28 @@ def _basis(cfg: TransformerConfig, batch: int, ctx: int, touched: bool) -> list[
 
 
 def _solve(cfg, values: list[float], touched: bool) -> list[float]:
-    """The terms at FIT_AT that give `values`: the square system solved in exact rationals
-    (every float is one), so each term is the float nearest the true solution."""
+    """The terms at FIT_AT that give `values`: Gaussian elimination with partial pivoting, in
+    LAPACK's order of operations (numpy.linalg.solve's; the site came out byte-identical), in
+    plain Python: a 3×3 or 4×4 system needs no numpy, whose import would cost a build more."""
     points = FIT_AT if touched else (FIT_AT[0], FIT_AT[1], FIT_AT[3])
-    rows = [[Fraction(x) for x in _basis(cfg, b, c, touched)] + [Fraction(v)]
-            for (b, c), v in zip(points, values)]
-    n = len(rows)
-    for col in range(n):  # Gauss–Jordan: exact, so any non-zero pivot will do
-        pivot = next((r for r in range(col, n) if rows[r][col] != 0), None)
-        if pivot is None:
+    a = [_basis(cfg, b, c, touched) for b, c in points]
+    y = [float(v) for v in values]
+    n = len(a)
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))  # the first largest
+        if a[pivot][col] == 0:
             raise AssertionError(f"{cfg.name}: the fit points {points} do not determine the terms")
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        for r in range(n):
-            if r != col and rows[r][col] != 0:
-                f = rows[r][col] / rows[col][col]
-                rows[r] = [x - f * y for x, y in zip(rows[r], rows[col])]
-    return [float(rows[i][n] / rows[i][i]) for i in range(n)]
+        a[col], a[pivot], y[col], y[pivot] = a[pivot], a[col], y[pivot], y[col]
+        for r in range(col + 1, n):
+            f = a[r][col] / a[col][col]
+            a[r] = a[r][:col] + [x - f * u for x, u in zip(a[r][col:], a[col][col:])]
+            y[r] -= f * y[col]
+    x = [0.0] * n
+    for j in reversed(range(n)):  # back substitution, column by column
+        x[j] = y[j] / a[j][j]
+        for i in range(j):
+            y[i] -= x[j] * a[i][j]
+    return x
 
 
 def coefficients(cfg: TransformerConfig, b: float, fusions=frozenset({"flash"})
