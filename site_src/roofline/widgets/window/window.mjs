@@ -43,6 +43,21 @@ export function stepAt(M, chip, prec, batch, ctx, launchS) {
            mfu: useful / (step * peak), memory_bytes: mem, fits: mem <= chip.capacity, regime };
 }
 
+// stepAt at one (model, chip, precision, context, launch gap) as a function of the batch, each
+// batch computed once: the series, the regime bands, the crossover and the latency limit ask
+// for many of the same batches (a figure's ~200 asks are ~80 batches).
+export function stepper(M, chip, prec, ctx, launchS) {
+  const seen = new Map();
+  return (batch) => {
+    let s = seen.get(batch);
+    if (s === undefined) {
+      s = stepAt(M, chip, prec, batch, ctx, launchS);
+      seen.set(batch, s);
+    }
+    return s;
+  };
+}
+
 // Bytes per chip: the weights, and per sequence its KV cache and working set.
 export function memoryAt(M, prec, batch, ctx) {
   const m = M.precisions[prec].memory;
@@ -72,8 +87,8 @@ function firstChange(at, lo, hi) {
 
 // The batches 1 … hi on a grid fine enough to see every regime change (each grid step is at most
 // 5 % of its batch), every change then found exactly by bisection: [{from, to, regime}, ...].
-export function regimeBands(M, chip, prec, ctx, launchS, hi) {
-  const at = (b) => stepAt(M, chip, prec, b, ctx, launchS);
+export function regimeBands(M, chip, prec, ctx, launchS, hi,
+                            at = stepper(M, chip, prec, ctx, launchS)) {
   const bands = [];
   let start = 1, cur = at(1).regime, prev = 1;
   for (const b of grid(1, hi)) {
@@ -111,8 +126,8 @@ export function grid(lo, hi) {
 // would reach it): { batch, beyond_wall } or { batch: null, ai_limit } when it never does —
 // the step's FLOPs per byte as B grows without end stay below what that needs (attention reads
 // each sequence's KV cache every step, so its bytes grow as fast as the GEMMs' FLOPs).
-export function computeCrossover(M, chip, prec, ctx, launchS, wall) {
-  const at = (b) => stepAt(M, chip, prec, b, ctx, launchS);
+export function computeCrossover(M, chip, prec, ctx, launchS, wall,
+                                 at = stepper(M, chip, prec, ctx, launchS)) {
   const LIMIT = 2 ** 26;
   let lo = 1;
   if (at(1).regime === "compute") return { batch: 1, beyond_wall: wall < 1 };
@@ -136,8 +151,9 @@ export function pricePerMillion(usdPerHour, tokensPerS) {
 
 // The largest batch, up to `wall`, whose step (each sequence's time per token) is within the
 // budget; 0 when even batch 1 is slower. A step's time only grows with the batch.
-export function latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall) {
-  const step = (b) => stepAt(M, chip, prec, b, ctx, launchS).step_s;
+export function latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall,
+                             at = stepper(M, chip, prec, ctx, launchS)) {
+  const step = (b) => at(b).step_s;
   if (wall < 1 || step(1) > budgetS) return 0;
   let lo = 1, hi = wall;
   if (step(hi) <= budgetS) return hi;
@@ -155,7 +171,7 @@ export function windowAt(P, st) {
   const prec = st.precision, ctx = st.context, launchS = P.launch_s;
   const wall = wallBatch(M, chip, prec, ctx);
   const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
-  const at = (b) => stepAt(M, chip, prec, b, ctx, launchS);
+  const at = stepper(M, chip, prec, ctx, launchS);
   const price = st.price === null || st.price === undefined ? null : st.price;
   const series = grid(1, hi).map((b) => {
     const s = at(b);
@@ -165,12 +181,13 @@ export function windowAt(P, st) {
   });
   const budgetS = st.latency_ms === null || st.latency_ms === undefined ? null
     : st.latency_ms / 1e3;
-  const limit = budgetS === null ? wall : latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall);
+  const limit = budgetS === null ? wall
+    : latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall, at);
   const best = limit >= 1 ? at(limit) : null;
   const one = at(1);
   return {
-    state: st, wall, x_max: hi, bands: regimeBands(M, chip, prec, ctx, launchS, hi),
-    crossover: computeCrossover(M, chip, prec, ctx, launchS, wall),
+    state: st, wall, x_max: hi, bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
+    crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
     batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu,
                  launch_share: one.launch_s / one.step_s, regime: one.regime },
