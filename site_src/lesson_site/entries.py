@@ -4,6 +4,7 @@ teaching markers (exercises.py), so neither imports the other."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,16 @@ class Entry:
 
 def load_entries(name: str, table: str, keys: tuple[str, ...], optional: tuple[str, ...] = (),
                  path: Path | None = None) -> tuple[Path, list[Entry]]:
+    """The [[table]] entries of data/<name>.toml (or `path`), read once per version of the
+    file (path, mtime, size: an edit under `mkdocs serve` is seen; a build asks 23 times)."""
     path = path or DATA_DIR / f"{name}.toml"
+    return path, list(_cached_entries(_toml.file_key(path), table, tuple(keys), tuple(optional)))
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_entries(key: tuple[str, int, int], table: str, keys: tuple[str, ...],
+                    optional: tuple[str, ...]) -> tuple[Entry, ...]:
+    path = Path(key[0])
     data = _toml.load(path)
     raw = data.get(table)
     if not isinstance(raw, list) or not raw:
@@ -44,7 +54,7 @@ def load_entries(name: str, table: str, keys: tuple[str, ...], optional: tuple[s
             raise RooflineError("duplicate id", where=str(path), entry=entry.id, field="id")
         seen.add(entry.id)
         out.append(entry)
-    return path, out
+    return tuple(out)
 
 
 def entry_text(ctx: Context, path: Path, entry: Entry, key: str) -> str:

@@ -22,6 +22,7 @@ FlashAttention, independent of C), against the HBM programs can use.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from roofline.model.kernels import step_kernels
@@ -169,16 +170,28 @@ class Price:
 
 
 def load_prices(path=None, hardware_ids=None) -> dict[str, Price]:
-    """data/prices.toml, read afresh each call (a small table): each chip's default price per
-    GPU-hour, with its source, date and range. `hardware_ids`: the catalog's, to refuse a
-    price for a chip it lacks."""
+    """data/prices.toml (or `path`): each chip's default price per GPU-hour, with its source,
+    date and range. `hardware_ids`: the catalog's, to refuse a price for a chip it lacks. Read
+    once per version of the file (path, mtime, size: an edit is seen); a build asks ~20 times."""
+    from pathlib import Path
+
+    from roofline.model import datafile as _toml
+
+    path = Path(path) if path else _toml.DATA_DIR / "prices.toml"
+    ids = None if hardware_ids is None else frozenset(hardware_ids)
+    return dict(_cached_prices(_toml.file_key(path), ids))
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_prices(key: tuple[str, int, int], hardware_ids: frozenset[str] | None
+                   ) -> dict[str, Price]:
     import re
     from pathlib import Path
 
     from roofline.errors import RooflineError
     from roofline.model import datafile as _toml
 
-    path = Path(path) if path else _toml.DATA_DIR / "prices.toml"
+    path = Path(key[0])
     data = _toml.load(path)
     where = str(path)
     sources = data.get("sources", {})
