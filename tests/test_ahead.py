@@ -263,6 +263,87 @@ def test_seeded_a_placeholder_no_build_will_fill_is_an_error():
     assert ahead.fill("<p>no items</p>") == "<p>no items</p>"
 
 
+class _Drawing:
+    """A stand-in for the build's RenderAhead: `done` are the keys the worker has reported."""
+
+    def __init__(self, done: set[str]) -> None:
+        self.done = done
+
+    def ready(self, key: str) -> bool:
+        return key in self.done
+
+    def items(self, key: str) -> list[str]:
+        assert key in self.done, "items() asked for before the worker reported it"
+        return [f'{{"item": "{key[:4]}"}}']
+
+
+def _placeholder(key: str) -> str:
+    return f'<script type="application/json" class="roofline-item" data-rl-deferred="{key}:0"></script>'
+
+
+def test_a_page_is_written_without_waiting_and_filled_after_the_last_page(tmp_path, monkeypatch):
+    """on_post_page fills the items the worker has drawn and leaves the rest; on_post_build
+    fills those into the written page: the same file as a page that had them all in time."""
+    from types import SimpleNamespace
+
+    from roofline.hosts.mkdocs_plugin import RooflinePlugin
+    a, b = "a" * 64, "b" * 64
+    html = f"<html><head></head><body>{_placeholder(a)}<p>text</p>{_placeholder(b)}</body></html>"
+    monkeypatch.setattr(ahead, "stop", lambda: None)
+    written = {}
+    for name, done_at_first in (("late", {a}), ("in-time", {a, b})):
+        site = tmp_path / name
+        page = SimpleNamespace(url="lessons/one.html",
+                               file=SimpleNamespace(abs_dest_path=str(site / "lessons/one.html")))
+        config = SimpleNamespace(site_dir=str(site))
+        plugin = RooflinePlugin()
+        plugin.load_config({})
+        drawing = _Drawing(set(done_at_first))
+        monkeypatch.setattr(ahead, "_active", drawing)
+        out = plugin.on_post_page(html, page=page, config=config)
+        assert (embed_deferred := len(re.findall("data-rl-deferred", out))) == 2 - len(done_at_first)
+        Path(page.file.abs_dest_path).parent.mkdir(parents=True)
+        Path(page.file.abs_dest_path).write_text(out, encoding="utf-8")   # as MkDocs does
+        drawing.done.add(b)   # the worker reports the last item
+        plugin.on_post_build(config=config)
+        written[name] = {p.relative_to(site).as_posix(): p.read_bytes()
+                         for p in site.rglob("*") if p.is_file()}
+        assert embed_deferred or not plugin._late
+    assert written["late"] == written["in-time"]
+    assert b"data-rl-deferred" not in written["late"]["lessons/one.html"]
+    assert len([f for f in written["late"] if "/items/" in f]) == 2
+
+
+def test_seeded_a_late_page_left_unfilled_is_caught(tmp_path, monkeypatch):
+    """The check above fails when on_post_build does not fill late pages."""
+    from types import SimpleNamespace
+
+    from roofline.hosts.mkdocs_plugin import RooflinePlugin
+    b = "b" * 64
+    monkeypatch.setattr(ahead, "stop", lambda: None)
+    site = tmp_path / "site"
+    page = SimpleNamespace(url="one.html", file=SimpleNamespace(abs_dest_path=str(site / "one.html")))
+    plugin = RooflinePlugin()
+    plugin.load_config({})
+    monkeypatch.setattr(ahead, "_active", _Drawing(set()))
+    site.mkdir()
+    Path(page.file.abs_dest_path).write_text(plugin.on_post_page(
+        f"<html><head></head>{_placeholder(b)}</html>", page=page,
+        config=SimpleNamespace(site_dir=str(site))), encoding="utf-8")
+    plugin._late.clear()   # seeded: the page is forgotten
+    plugin.on_post_build(config=SimpleNamespace(site_dir=str(site)))
+    assert b"data-rl-deferred" in Path(page.file.abs_dest_path).read_bytes()
+
+
+def test_fill_without_waiting_leaves_only_what_the_worker_still_draws(monkeypatch):
+    a, b = "a" * 64, "b" * 64
+    monkeypatch.setattr(ahead, "_active", _Drawing({a}))
+    out = ahead.fill(_placeholder(a) + _placeholder(b), wait=False)
+    assert '{"item": "aaaa"}' in out and out.endswith(_placeholder(b))
+    ahead._active.done.add(b)
+    assert "data-rl-deferred" not in ahead.fill(out)
+
+
 # ---------------------------------------------------------------- the site
 
 def differences(a: Path, b: Path) -> list[str]:

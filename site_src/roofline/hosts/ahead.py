@@ -255,6 +255,12 @@ class RenderAhead:
             self.resolved[key] = found
         return self.resolved[key]
 
+    def ready(self, key: str) -> bool:
+        """Whether items(key) would answer now: drawn and filled already, reported by the
+        worker, or no worker left running (a job it never started would then be drawn here)."""
+        with self.changed:
+            return key in self.resolved or key in self.status or not self.running
+
     def claim(self, key: str, items: bool = False) -> str | None:
         """The block the worker drew for `key` (`items`: the Bokeh items it drew for a
         deferred one); None: draw it here (not a job, taken back before the worker started
@@ -349,14 +355,19 @@ def defer(key: str, render: Callable[[], str]) -> str | None:
     return _active.defer(key, render) if _active is not None else None
 
 
-def fill(page_html: str) -> str:
-    """`page_html` with its deferred items filled (the plugin's on_post_page)."""
+def fill(page_html: str, *, wait: bool = True) -> str:
+    """`page_html` with its deferred items filled (the plugin's on_post_page); `wait=False`:
+    only those the worker has drawn by now, the others left as they are (the page is written
+    with them and filled after the last page: the build goes on writing pages meanwhile)."""
     from roofline.render.embed import DEFERRED, fill_deferred
     if not DEFERRED.search(page_html):
         return page_html
     if _active is None:
         raise RuntimeError("a page holds deferred Bokeh items but no build is drawing them")
-    return fill_deferred(page_html, _active.items)
+    if wait:
+        return fill_deferred(page_html, _active.items)
+    return DEFERRED.sub(lambda m: fill_deferred(m.group(0), _active.items)
+                        if _active.ready(m.group(1)) else m.group(0), page_html)
 
 
 atexit.register(stop)  # a build that never ended (an error before on_post_build): no worker left

@@ -27,6 +27,7 @@ from mkdocs.utils import get_relative_url
 from roofline.errors import RooflineError
 from roofline.hosts import ahead, buildcache, fences, host_check
 from roofline.render import assets, blockstyle
+from roofline.render.embed import DEFERRED as _DEFERRED  # an item the worker still draws
 from roofline.render.embed import ITEM as _ITEM  # a block's item, as block() writes it
 from roofline.widgets import model_option
 
@@ -55,8 +56,14 @@ def _pages(docs_dir: Path):
 
 
 class RooflinePlugin(BasePlugin[RooflineConfig]):
+    def __init__(self) -> None:
+        super().__init__()
+        self._late: list[tuple[str, str]] = []
+        """(written page, its URL) of pages whose items on_post_build fills in."""
+
     @event_priority(110)  # first of all (the site's hooks run at 100): the worker's head start
     def _start_drawing(self, config: MkDocsConfig) -> MkDocsConfig:
+        self._late.clear()
         # Widget HTML is cached on disk beside mkdocs.yml: a warm build never imports bokeh.
         self.root = Path(config.config_file_path or ".").resolve().parent
         buildcache.configure(self.root / buildcache.DEFAULT_DIR)
@@ -102,9 +109,21 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         return files
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        ahead.stop()
+        """Fill the pages written while the worker was still drawing their items (waiting for
+        them now, after the last page), then end the build's rendering ahead."""
+        try:
+            for dest, url in self._late:
+                path = Path(dest)
+                html = ahead.fill(path.read_text(encoding="utf-8"))
+                # as MkDocs writes a page
+                path.write_bytes(self._move_items(html, url, Path(config.site_dir)).encode(
+                    "utf-8", errors="xmlcharrefreplace"))
+        finally:
+            self._late.clear()
+            ahead.stop()
 
     def on_build_error(self, *, error: Exception) -> None:
+        self._late.clear()
         ahead.stop()
 
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
@@ -128,14 +147,25 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         """Pages with a plot: the loader starts from <head> (async: it finds the blocks as the
         page parses, without waiting for the theme's scripts), and each plot's JSON moves out
-        of the HTML into a hashed script file the loader fetches when the plot nears view."""
-        output = ahead.fill(output)   # items the worker drew while the pages converted
+        of the HTML into a hashed script file the loader fetches when the plot nears view.
+        An item the worker is still drawing keeps its placeholder: on_post_build fills it
+        into the written page, so no page waits for the worker."""
+        output = ahead.fill(output, wait=False)   # the items the worker has drawn by now
+        if _DEFERRED.search(output):
+            self._late.append((page.file.abs_dest_path, page.url))
         if 'class="roofline-item"' not in output:
             # a page whose blocks need no BokehJS (the serving window, a profile report) still
             # has their <style> moved into <head>
             return blockstyle.hoist_styles(output)
+        output = blockstyle.hoist_styles(self._move_items(output, page.url,
+                                                          Path(config.site_dir)))
+        loader = get_relative_url(f"{self.config.assets_dir}/{assets.loader_name()}", page.url)
+        return output.replace("</head>", f'<script async src="{loader}"></script>\n</head>', 1)
+
+    def _move_items(self, output: str, page_url: str, site: Path) -> str:
+        """Each item's JSON moved into a hashed script file (written once), the page keeping
+        a reference to it."""
         base = self.config.assets_dir
-        site = Path(config.site_dir)
 
         def move(m: re.Match) -> str:
             text = m.group(1)
@@ -146,13 +176,10 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text("(self.rooflineItems=self.rooflineItems||{})"
                                 f'["{key}"]={text};\n', encoding="utf-8")
-            src = get_relative_url(name, page.url)
+            src = get_relative_url(name, page_url)
             return (f'<script type="application/json" class="roofline-item" '
                     f'data-roofline-item="{key}" data-src="{src}"></script>')
-
-        output = blockstyle.hoist_styles(_ITEM.sub(move, output))
-        loader = get_relative_url(f"{base}/{assets.loader_name()}", page.url)
-        return output.replace("</head>", f'<script async src="{loader}"></script>\n</head>', 1)
+        return _ITEM.sub(move, output)
 
     def _display_path(self, page: Page) -> str:
         src = page.file.abs_src_path
