@@ -162,6 +162,13 @@ class Budget:
     def kernel_time_s(self, k: Kernel) -> float:
         return k.time_s(self.peak_flops_per_s, self.bandwidth_bytes_per_s)
 
+    @functools.cached_property
+    def _per_copy_s(self) -> tuple[float, ...]:
+        """Each kernel's roofline time per copy, in self.kernels' order: components(),
+        by_class() and pass_time_s share it (the widget's payload asks each ~10^3 times)."""
+        peak, bw = self.peak_flops_per_s, self.bandwidth_bytes_per_s
+        return tuple(float(time_lower_bound(k.flops, k.bytes, peak, bw)) for k in self.kernels)
+
     @property
     def useful_flops(self) -> float:
         return sum(k.useful_flops * k.count for k in self.kernels)
@@ -188,7 +195,7 @@ class Budget:
     def pass_time_s(self) -> float:
         """The kernel list's roofline time: every kernel at its lower bound, back to back,
         without recomputation."""
-        return sum(self.kernel_time_s(k) for k in self.kernels)
+        return sum(k.count * t for k, t in zip(self.kernels, self._per_copy_s))
 
     @property
     def step_time_s(self) -> float:
@@ -217,9 +224,9 @@ class Budget:
 
     def by_class(self) -> dict[str, dict[str, float]]:
         out = {c: {"time_s": 0.0, "flops": 0.0, "bytes": 0.0, "launches": 0} for c in CLASSES}
-        for k in self.kernels:
+        for k, per_copy in zip(self.kernels, self._per_copy_s):
             row = out[k.op_class]
-            row["time_s"] += self.kernel_time_s(k)
+            row["time_s"] += k.count * per_copy
             row["flops"] += k.flops * k.count
             row["bytes"] += k.bytes * k.count
             row["launches"] += k.launches * k.count
@@ -266,11 +273,10 @@ class Budget:
         apart: ZeRO shards it), the pass's roofline time without the optimizer, recomputation's
         time and launches, the pass's launches and the data-parallel communication."""
         out = {"memory": 0.0, "attention": 0.0, "gemm": 0.0, "optimizer": 0.0}
-        peak, bw = self.peak_flops_per_s, self.bandwidth_bytes_per_s
+        peak = self.peak_flops_per_s
         pass_s = 0.0  # pass_time_s, summed in the same walk (the payload asks ~10^3 times)
-        for k in self.kernels:
-            # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
-            per_copy = float(time_lower_bound(k.flops, k.bytes, peak, bw))
+        # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
+        for k, per_copy in zip(self.kernels, self._per_copy_s):
             pass_s += k.count * per_copy
             key = ("gemm" if k.op_class == GEMM else "attention" if k.op_class == ATTENTION
                    else "optimizer" if k.pass_ == "optimizer" else "memory")
