@@ -17,11 +17,14 @@ order MkDocs converts them:
 3. A block with a Bokeh item (a kind with `bokeh=True`) is left to the worker: the build's
    process draws the rest of it (its static first frame, caption and key) with the item as a
    placeholder (embed.deferring); the worker draws the items alone (embed.items_only) into
-   the build's temporary folder, and when the page is written (the plugin's on_post_page)
-   `items(key)` fills them in, waiting for them only then, after every page has converted, and
-   puts the whole block in the cache. So a cold build's own process never imports Bokeh, and
-   each half of a block is drawn once: the worker builds and serializes every layout while
-   this process converts the pages.
+   the build's temporary folder. When the page is written (the plugin's on_post_page) the
+   items the worker has reported are filled in (`fill(page, wait=False)`); a page whose items
+   it is still drawing is written with their placeholders, and the plugin's on_post_build
+   fills those into the written file after the last page (`items(key)` waits only then), and
+   puts each whole block in the cache. So a cold build's own process never imports Bokeh, no
+   page waits for the worker, and each half of a block is drawn once: the worker builds and
+   serializes every layout while this process converts and writes the pages. The worker draws
+   without Bokeh's per-document integrity check (WORKER_ENV; the suite runs it instead).
 4. For any other block, when a page's conversion reaches its fence, `buildcache.cached()` asks
    `claim(key)` before drawing. Each job is claimed once, by whoever creates its claim file
    first (O_EXCL): one the
