@@ -20,9 +20,9 @@ from pathlib import Path
 
 from bokeh.document import Document
 from bokeh.layouts import column, row
-from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, FactorRange,
-                          InlineStyleSheet, LabelSet, NumeralTickFormatter, Range1d, Select,
-                          Slider)
+from bokeh.models import (CheckboxGroup, ColumnDataSource, CustomJS, Div, FactorRange, HBar,
+                          InlineStyleSheet, LabelSet, Line, NumeralTickFormatter, Range1d,
+                          Scatter, Segment, Select, Slider)
 from bokeh.plotting import figure as bokeh_figure
 
 from roofline.model.budget import CLASSES, FUSION_LABELS, FUSIONS, Assumptions
@@ -117,10 +117,10 @@ def _build(opts: BudgetSettings, data: dict):
                            height=opts.height - 40, sizing_mode="stretch_width", min_width=280,
                            toolbar_location=None, tools="", x_axis_label="time per step (ms)",
                            title=TITLES["classes"][1])
-    classes.hbar(y="cls", right="ghost", height=0.7, source=class_src, fill_color="color",
-                 fill_alpha=0.22, line_color="color", line_alpha=0.5)
-    classes.hbar(y="cls", right="ms", height=0.45, source=class_src, fill_color="color",
-                 line_color=None)
+    classes.add_glyph(class_src, HBar(y="cls", right="ghost", height=0.7, fill_color="color",
+                                      fill_alpha=0.22, line_color="color", line_alpha=0.5))
+    classes.add_glyph(class_src, HBar(y="cls", right="ms", height=0.45, fill_color="color",
+                                      line_color=None))
     classes.add_layout(LabelSet(x="tx", y="cls", text="text", source=class_src, x_offset=4,
                                 text_font_size="11px", text_baseline="middle", tags=["ink"]))
     classes.x_range.start = 0
@@ -138,8 +138,8 @@ def _build(opts: BudgetSettings, data: dict):
                       min_width=280, toolbar_location=None, tools="",
                       x_axis_label="% of peak FLOP/s",
                       title=TITLES["waterfall"][1])
-    wf.hbar(y="row", left="left", right="right", height=0.6, source=wf_src, fill_color="color",
-            line_color=None)
+    wf.add_glyph(wf_src, HBar(y="row", left="left", right="right", height=0.6,
+                              fill_color="color", line_color=None))
     wf.add_layout(LabelSet(x="tx", y="row", text="text", source=wf_src, x_offset="dx",
                            text_align="align", text_font_size="11px", text_baseline="middle",
                            tags=["ink"]))
@@ -163,10 +163,11 @@ def _build(opts: BudgetSettings, data: dict):
                       y_axis_label="attainable (TFLOP/s)",
                       title="One layer's forward ops on the roofline")
     r = peak / bw
-    rf.line([x0, r, x1], [x0 * bw / 1e12, peak / 1e12, peak / 1e12], line_color=BOUND_COLOR,
-            line_width=3)
-    rf.scatter("x", "y", source=pts_src, size=9, fill_color="color", line_color="#ffffff",
-               line_width=1)
+    rf.add_glyph(ColumnDataSource({"x": [x0, r, x1],
+                                   "y": [x0 * bw / 1e12, peak / 1e12, peak / 1e12]}),
+                 Line(x="x", y="y", line_color=BOUND_COLOR, line_width=3))
+    rf.add_glyph(pts_src, Scatter(x="x", y="y", size=9, fill_color="color",
+                                  line_color="#ffffff", line_width=1))
     # The names are laid out by budget_labels.mjs (labels.mjs, from measured text widths)
     # whenever the points change or the frame is laid out: none overlaps or leaves the frame.
     name_src = ColumnDataSource(name="budget-point-labels", data={
@@ -177,8 +178,8 @@ def _build(opts: BudgetSettings, data: dict):
     # A name moved away from its point is tied to it by a leader line (labels.mjs).
     leader_src = ColumnDataSource(name="budget-point-leaders",
                                   data={k: [] for k in ("x0", "y0", "x1", "y1")})
-    rf.segment("x0", "y0", "x1", "y1", source=leader_src, line_color="#7a8290",
-               line_width=1).glyph.tags = ["ink-muted"]
+    rf.add_glyph(leader_src, Segment(x0="x0", y0="y0", x1="x1", y1="y1", line_color="#7a8290",
+                                     line_width=1, tags=["ink-muted"]))
     names = CustomJS(module=True, code=jsmodule.bundle(LABELS_JS),
                      args=dict(fig=rf, points=pts_src, labels=name_src, leaders=leader_src,
                                roof=dict(x=[x0, r, x1], y=[x0 * bw / 1e12, peak / 1e12,

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from bokeh.layouts import column
 from bokeh.core.properties import value
-from bokeh.models import ColumnDataSource, CustomJS, Div, FileInput, InlineStyleSheet, LabelSet
+from bokeh.models import (ColumnDataSource, CustomJS, Div, FileInput, InlineStyleSheet, LabelSet,
+                          MultiLine, Scatter, Segment)
 
 from roofline.errors import RooflineError
 from roofline.measure.schema import schema
@@ -73,12 +74,12 @@ def add_overlay(fig, measurement: dict | str | Path | None, *, picker: bool = Tr
                    for s in named(n, ColumnDataSource)]
     # ... and its vertical lines: the ridge and the reader's AI line (Spans).
     scene_spans = [s for n in ("ridge", "ai-line") for s in named(n)]
-    fig.multi_line(xs="xs", ys="ys", source=roofs, line_color=COLOR, line_width=2.5,
-                   line_dash="dashdot", name="measured-roof-lines")
-    fig.segment("x0", "y0", "x1", "y1", source=leaders, line_color=COLOR, line_width=1,
-                name="measured-leader-lines")
-    fig.scatter("x", "y", source=points, marker="diamond", size=13, fill_color=COLOR,
-                line_color="#ffffff", line_width=1, name="measured-op-points")
+    fig.add_glyph(roofs, MultiLine(xs="xs", ys="ys", line_color=COLOR, line_width=2.5,
+                                   line_dash="dashdot"), name="measured-roof-lines")
+    fig.add_glyph(leaders, Segment(x0="x0", y0="y0", x1="x1", y1="y1", line_color=COLOR,
+                                   line_width=1), name="measured-leader-lines")
+    fig.add_glyph(points, Scatter(x="x", y="y", marker="diamond", size=13, fill_color=COLOR,
+                                  line_color="#ffffff", line_width=1), name="measured-op-points")
     font = value(fig.xaxis[0].major_label_text_font)  # the scene's: the layout's metrics
     for halo in (True, False):  # a halo under each label, as the scene's (widgets/roofline)
         fig.add_layout(LabelSet(
