@@ -6,28 +6,15 @@ interactive Bokeh roofline and imports bokeh on first use.
 
 from __future__ import annotations
 
-import importlib
-
+from roofline._lazy import lazy_names
 from roofline.errors import RooflineError, RooflineWarning
 
-_FROM = {"Accelerator": "model.catalog", "Catalog": "model.catalog",
-         "default_catalog": "model.catalog", "load_catalog": "model.catalog",
-         "attainable": "model.maths", "bound": "model.maths", "intensity": "model.maths",
-         "place": "model.maths", "ridge": "model.maths", "time_lower_bound": "model.maths",
-         "Op": "model.ops", "default_zoo": "model.ops", "load_zoo": "model.ops"}
-"""Where each model name lives: imported on first use, so importing a host (the MkDocs plugin,
-the render-ahead worker) does not load the whole model before it has started its work."""
-
-
-def __getattr__(name: str):
-    if name not in _FROM:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_FROM})
-
+# Imported on first use, so importing a host (the MkDocs plugin, the render-ahead worker) does
+# not load the whole model before it has started its work.
+__getattr__, __dir__ = lazy_names(__name__, {
+    "model.catalog": ("Accelerator", "Catalog", "default_catalog", "load_catalog"),
+    "model.maths": ("attainable", "bound", "intensity", "place", "ridge", "time_lower_bound"),
+    "model.ops": ("Op", "default_zoo", "load_zoo")}, globals())
 
 __all__ = ["Accelerator", "Catalog", "Op", "RooflineError", "RooflineWarning", "attainable",
            "block", "bound", "default_catalog", "default_zoo", "figure", "intensity", "load_catalog",

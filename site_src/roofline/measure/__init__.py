@@ -6,24 +6,13 @@ Needs only numpy. torch is imported only for `device="cuda"`, and only if instal
 
 from __future__ import annotations
 
-import importlib
+from roofline._lazy import lazy_names
 
-_FROM = {"PLANS": "plan", "Plan": "plan", "measure": "runner", "FORMAT": "schema",
-         "SCHEMA_PATH": "schema", "SCHEMA_VERSION": "schema", "load": "schema",
-         "validate": "schema"}
-"""Where each public name lives: imported on first use, so a site build that reads a
-measurement (schema) never imports the timing code, or numpy with it."""
-
-
-def __getattr__(name: str):
-    if name not in _FROM:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_FROM[name]}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_FROM})
-
+# Imported on first use, so a site build that reads a measurement (schema) never imports the
+# timing code, or numpy with it.
+__getattr__, __dir__ = lazy_names(__name__, {
+    "plan": ("PLANS", "Plan"), "runner": ("measure",),
+    "schema": ("FORMAT", "SCHEMA_PATH", "SCHEMA_VERSION", "load", "validate")}, globals())
 
 __all__ = ["FORMAT", "PLANS", "Plan", "SCHEMA_PATH", "SCHEMA_VERSION", "load", "measure",
            "validate"]
