@@ -28,7 +28,6 @@ from roofline.model.kernels import (CLASSES, FUSION_LABELS, FUSIONS, MATMUL_KIND
 from roofline.model.catalog import Accelerator
 from roofline.model.example import EXAMPLE
 from roofline.errors import RooflineError
-from roofline.model.maths import time_lower_bound
 from roofline.model.memory import (Memory, Sharding, step_memory, usable_capacity_bytes,
     what_fits)
 from roofline.model.ops import ATTENTION, GEMM
@@ -167,7 +166,7 @@ class Budget:
         """Each kernel's roofline time per copy, in self.kernels' order: components(),
         by_class() and pass_time_s share it (the widget's payload asks each ~10^3 times)."""
         peak, bw = self.peak_flops_per_s, self.bandwidth_bytes_per_s
-        return tuple(float(time_lower_bound(k.flops, k.bytes, peak, bw)) for k in self.kernels)
+        return tuple(k.per_copy_s(peak, bw) for k in self.kernels)
 
     @property
     def useful_flops(self) -> float:

@@ -78,9 +78,13 @@ class Kernel:
     def intensity_flops_per_byte(self) -> float:
         return self.flops / self.bytes if self.bytes else float("inf")
 
+    def per_copy_s(self, peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> float:
+        """One copy's roofline time."""
+        return float(time_lower_bound(self.flops, self.bytes, peak_flops_per_s,
+                                      bandwidth_bytes_per_s))
+
     def time_s(self, peak_flops_per_s: float, bandwidth_bytes_per_s: float) -> float:
-        return self.count * float(time_lower_bound(self.flops, self.bytes, peak_flops_per_s,
-                                                   bandwidth_bytes_per_s))
+        return self.count * self.per_copy_s(peak_flops_per_s, bandwidth_bytes_per_s)
 
 
 
