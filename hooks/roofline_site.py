@@ -27,8 +27,9 @@ def _build():
     from lesson_site import build
     return build
 
-# `mkdocs build` renders into a staging folder and swaps it in at the end (see lesson_site.build.publish);
-# `mkdocs serve` keeps its own temporary folder.
+
+# `mkdocs build` renders into a staging folder and swaps it in at the end (see
+# lesson_site.build.publish); `mkdocs serve` keeps its own temporary folder.
 _command: list[str] = []
 _staging: dict[str, Path] = {}
 _css: dict[str, str] = {}  # the joined stylesheet's URI and text, from on_config to on_files

@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Callable
 
 from roofline.model import datafile as _toml
-from lesson_site import sitezip
 from lesson_site import (budget_text, departures, lesson_parts, models_text, numbers, pages,
-                         qa, teach, widget_options, window_text)
+                         qa, sitezip, teach, widget_options, window_text)
 from lesson_site.context import load_context
 from lesson_site.markers import expand
 

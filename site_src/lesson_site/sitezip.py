@@ -5,7 +5,7 @@ its second core idle (the render-ahead worker has finished), and zlib lets go of
 it deflates. So each member is deflated (and its CRC taken) in a thread pool, and the archive
 around them is written here, in order, as APPNOTE 6.3.10 lays it out: a local header per
 member, then the central directory and its end record. The bytes are what
-`zipfile.ZipFile.writestr` writes for the same members (tests/test_site_pages.py compares
+`zipfile.ZipFile.writestr` writes for the same members (tests/test_sitezip.py compares
 them), so any unzip tool, and zipfile itself, reads it.
 
 Only what the site needs: fewer than 65,535 members, none of 4 GiB, ASCII names (no ZIP64,
