@@ -44,6 +44,21 @@ def _report(page, locator) -> str:
     return re.sub(r'<span class="rl-fignum">Figure \d+:</span> ', "", markup)
 
 
+def _made(page, sent: list[str]) -> list[str]:
+    """The requests in `sent` but the tab's icon (the page's <link rel=icon>), which is the
+    browser's own, made whenever it gets to it, after the page is ready or not."""
+    icon = page.evaluate("() => document.querySelector('link[rel~=icon]').href")
+    return [u for u in sent if u != icon]
+
+
+def test_seeded_a_request_of_the_page_s_code_is_caught(built_site, tab_pool):
+    page, root, sent = _open(built_site, tab_pool)
+    before = len(sent)
+    with page.expect_request(lambda r: r.url.endswith("seeded.json")):
+        page.evaluate("() => { fetch('seeded.json').catch(() => {}); }")
+    assert [u.rsplit("/", 1)[-1] for u in _made(page, sent[before:])] == ["seeded.json"]
+
+
 def test_a_chosen_trace_gives_the_report_the_build_drew(built_site, tab_pool, tmp_path):
     page, root, sent = _open(built_site, tab_pool)
     before = len(sent)
@@ -53,10 +68,7 @@ def test_a_chosen_trace_gives_the_report_the_build_drew(built_site, tab_pool, tm
         static = page.locator(".rl-profile:not(.rl-drop)", has_text=name).first
         assert dropped == _report(page, static.locator(".rl-profile-report"))
         assert "measured MFU" in dropped and name in dropped
-    # The tab's icon (the page's <link rel=icon>) is the browser's own request, made whenever
-    # it gets to it, after the page is ready or not: no request of the drop page's code.
-    icon = page.evaluate("() => document.querySelector('link[rel~=icon]').href")
-    assert [u for u in sent[before:] if u != icon] == [], "reading a trace made a request"
+    assert _made(page, sent[before:]) == [], "reading a trace made a request"
     # a plain (not gzipped) trace reads the same
     plain = tmp_path / "train.json"
     plain.write_bytes(gzip.decompress((TRACES / "torch-cpu-train.json.gz").read_bytes()))
