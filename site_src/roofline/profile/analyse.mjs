@@ -31,8 +31,11 @@
 //   past the ridge and *memory-bound* below it.
 import { FAMILIES, USEFUL, costOf } from "./costs.mjs";
 
-const STEP = /^ProfilerStep#(\d+)$/;
-const META_KEYS = ["roofline_recorded", "deviceProperties", "record_shapes", "with_flops"];
+export const STEP = /^ProfilerStep#(\d+)$/;
+const META_KEYS = ["roofline_recorded", "deviceProperties", "distributedInfo", "record_shapes",
+                   "with_flops"];
+// The categories of the Kineto format of torch 1.8–1.10, which this analysis does not read.
+const LEGACY = new Set(["Operator", "Kernel", "Runtime", "Memcpy", "Memset"]);
 export const ADVICE = {
   matmul: "Matrix math below its roof: larger or better-shaped matmuls, a tensor-core dtype " +
           "(bf16, fp8) on a GPU, and fewer small GEMMs (§2–3).",
@@ -47,8 +50,8 @@ export const ADVICE = {
 
 // --- pass 1: the steps, what the trace recorded and on which device --------------------------
 export function newSurvey() {
-  return { steps: {}, events: 0, ops: 0, shaped: 0, kernels: 0, meta: {}, span: [null, null],
-           chunks: {} };
+  return { steps: {}, events: 0, ops: 0, shaped: 0, kernels: 0, runtime: 0, legacy: 0,
+           rocm: false, meta: {}, span: [null, null], chunks: {} };
 }
 
 // Counts `events` (and keeps the `meta` [key, value] pairs that matter) into `s`; returns `s`.
@@ -73,6 +76,11 @@ export function surveyEvents(s, events, meta = [], chunk = null) {
                 s.span[1] === null ? ts + dur : Math.max(s.span[1], ts + dur)];
     } else if (e.cat === "kernel" || e.cat === "gpu_memcpy" || e.cat === "gpu_memset") {
       s.kernels += 1;
+    } else if (e.cat === "cuda_runtime" || e.cat === "cuda_driver") {
+      s.runtime += 1;
+      if (!s.rocm && String(e.name ?? "").startsWith("hip")) s.rocm = true;
+    } else if (LEGACY.has(e.cat)) {
+      s.legacy += 1;
     } else if (e.cat === "user_annotation") {
       const m = STEP.exec(String(e.name ?? ""));
       if (m) s.steps[m[1]] = { ts, dur, tid: e.tid ?? null };
@@ -92,8 +100,15 @@ export function chunksFor(info, w) {
 // The survey, or { error } for a trace with nothing to analyse.
 export function finishSurvey(s) {
   if (!s.events) return { error: "no events: the trace's traceEvents array is empty" };
-  if (!s.ops) return { error: 'no CPU ops (cat "cpu_op"): not a PyTorch profiler trace' };
-  if (!s.shaped) {
+  if (!s.ops && s.legacy) {
+    return { error: 'an older Kineto format (categories "Operator", "Kernel", "Runtime": ' +
+                    "torch 1.8 to 1.10), which roofline profile does not read: record the " +
+                    "trace again with torch 1.11 or later" };
+  }
+  if (!s.ops && !s.kernels) {
+    return { error: 'no CPU ops (cat "cpu_op"): not a PyTorch profiler trace' };
+  }
+  if (!s.shaped && !s.kernels) {
     return { error: "no shapes recorded: profile with record_shapes=True, so each op's FLOPs " +
                     "and bytes can be computed" };
   }
@@ -105,13 +120,19 @@ const stepNumbers = (info) => Object.keys(info.steps).map(Number).sort((a, b) =>
 // The window of step `step` (null: the last), or { error, field }.
 export function pickStep(info, step = null) {
   const numbers = stepNumbers(info);
+  if (step === "all") {
+    const [lo, hi] = info.span;
+    return { name: "the whole trace", ts: lo ?? 0, dur: (hi ?? 0) - (lo ?? 0), tid: null,
+             whole: true };
+  }
   if (!numbers.length) {
     if (step !== null) {
       return { error: `no ProfilerStep#${step}: the trace has no ProfilerStep annotations ` +
                       "(profile with a schedule and call prof.step())" };
     }
     const [lo, hi] = info.span;
-    return { name: "the whole trace", ts: lo, dur: hi - lo, tid: null };
+    return { name: "the whole trace", ts: lo ?? 0, dur: (hi ?? 0) - (lo ?? 0), tid: null,
+             whole: true };
   }
   const n = step === null ? numbers[numbers.length - 1] : step;
   if (!numbers.includes(n)) {
@@ -326,11 +347,8 @@ export function cpuRoof(measurement) {
            basis: "measured (roofline measure): fp32 matmul roof and DRAM STREAM roof" };
 }
 
-// A CPU-only trace goes on a CPU roofline; a trace with GPU kernels is not placed yet.
-export function checkDevice(info) {
-  if (info.kernels) {
-    return { error: "GPU kernels found: placing a GPU trace on a chip's roofline is not " +
-                    "supported yet (no GPU trace has been recorded to test it against)" };
-  }
-  return null;
+// Which analysis a surveyed trace gets: "gpu" (it has GPU kernels: gpu.mjs) or "cpu" (this
+// file's, on a measured CPU roofline).
+export function deviceOf(info) {
+  return info.kernels ? "gpu" : "cpu";
 }

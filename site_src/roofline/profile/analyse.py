@@ -1,10 +1,11 @@
 """One profiled step on the roofline, for the hosts that run in Python (`roofline profile`,
 the ```roofline-profile fence, Sphinx, notebooks): the trace is streamed by trace.py and every
-event goes to analyse.mjs — the one copy of the analysis, which the drop page runs in the
-browser — through the build's JS engine, in chunks, in two passes of bounded memory (the
-survey, then the chosen step's ops). The conventions are stated at the head of analyse.mjs.
+event goes to analyse.mjs (a CPU trace) or gpu.mjs (a trace with GPU kernels) — the one copy of
+the analysis, which the drop page runs in the browser — through the build's JS engine, in chunks,
+in two passes of bounded memory (the survey, then the chosen step's events). The conventions are
+stated at the head of each .mjs file.
 
-    report(path, step=None, measurement=None) -> dict   # the one entry point
+    report(path, step=None, measurement=None, hardware=None) -> dict   # the one entry point
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from roofline.profile.trace import TraceError, stream
 from roofline.render.jsengine import call, call_json
 
 JS = Path(__file__).with_name("analyse.mjs")
+GPU = Path(__file__).with_name("gpu.mjs")
 CHUNK_EVENTS = 4096
 """Events handed to the JS engine per call: large enough that a call's cost is noise, small
 enough that a chunk's JSON is a few MB at most."""
@@ -95,17 +97,64 @@ def cpu_roof(measurement: dict) -> Roof:
     return Roof(r["label"], r["peak_flops_per_s"], r["bandwidth_bytes_per_s"], r["basis"])
 
 
-def report(path: Path | str, step: int | None = None, *, measurement: Path | None = None,
-           hardware: str | None = None) -> dict:
+def gpu_analyse(path: Path | str, step: int | str | None = None, *,
+                hardware: str | None = None, info: dict | None = None) -> dict:
+    """The report of one step of a GPU trace (the last by default; "all": the whole trace) on
+    its chip's roofline: the chip from the trace's deviceProperties (data/devices.toml), or
+    `hardware`, which always wins."""
+    from roofline.profile.kinds import chip_roof, device_rules, kernel_kinds
+    from roofline.profile.terms import terms
+    path = Path(path)
+    info = survey(path) if info is None else info
+    if hardware:
+        from roofline.model.catalog import default_catalog
+        try:
+            default_catalog()[hardware]
+        except Exception as exc:
+            raise TraceError(str(exc), where="--hardware") from None
+        chip = chip_roof(hardware, f"--hardware {hardware}")
+    else:
+        found = _ok(call(GPU, "chipFor", info["meta"].get("deviceProperties"), device_rules()),
+                    path, "hardware")
+        chip = chip_roof(found["chip"], f"deviceProperties \"{found['device']}\": {found['rule']}")
+    kinds, cost_terms = kernel_kinds(), terms()
+    # The last step by default; one that launched nothing (a trace often ends inside a step)
+    # gives way to the step before it.
+    tries = [step] if step is not None else (
+        [n for n in sorted(map(int, info["steps"]), reverse=True)] or [None])
+    for i, n in enumerate(tries):
+        window = _ok(call(JS, "pickStep", info, n), path)
+        parts: dict[str, list] = {"ops": [], "runtime": [], "kernels": []}
+        for _, events, _ in _chunks(path):
+            got = call_json(GPU, "gpuStepEvents", f"[{{\"ops\":[],\"runtime\":[],\"kernels\":[]}},"
+                                                  f"{json.dumps(window)},{_events(events)}]")
+            for k in parts:
+                parts[k] += got[k]
+        r = call(GPU, "gpuReport", {"info": info, "window": window, "parts": parts, "chip": chip,
+                                    "kinds": kinds, "terms": cost_terms, "trace": str(path)})
+        if "error" not in r or i == len(tries) - 1 or step is not None:
+            return _ok(r, path)
+    raise AssertionError("unreachable")
+
+
+def report(path: Path | str, step: int | str | None = None, *,
+           measurement: Path | None = None, hardware: str | None = None) -> dict:
     """The one way a Python host gets a trace's report: the trace surveyed once, placed on the
-    roofline of the machine it ran on. A CPU trace goes on a measured CPU roofline
-    (`measurement`, default the build machine's); a chip named for it is an error, and so, for
-    now, is a trace with GPU kernels (no GPU trace has been recorded to test it)."""
+    roofline of the machine it ran on. A trace with GPU kernels goes on its chip's roofline
+    (gpu_analyse); a CPU trace on a measured CPU roofline (`measurement`, default the build
+    machine's), and a chip named for it is an error."""
     from roofline.measure.schema import load
     from roofline.model import datafile as _toml
     path = Path(path)
     info = survey(path)
-    _ok(call(JS, "checkDevice", info) or {}, path)
+    if call(JS, "deviceOf", info) == "gpu":
+        if measurement:
+            raise TraceError("a GPU trace goes on its chip's roofline, not a measured CPU's: "
+                             "drop --measurement (name the chip with --hardware if need be)",
+                             where="--measurement")
+        return gpu_analyse(path, step, hardware=hardware, info=info)
+    if step == "all":
+        step = None
     if hardware:
         raise TraceError(f"a CPU-only trace (no GPU kernels): its ops ran on the CPU, not on "
                          f"{hardware}; drop --hardware to place it on the measured CPU roofline",

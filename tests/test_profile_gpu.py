@@ -1,0 +1,235 @@
+"""`roofline profile` on GPU traces (issue #45). The data files' rules are checked against their
+own examples; every figure about a real trace is re-derived here from its raw events, read with
+the json module (not with roofline.profile's reader or its JS). The real traces are public ones
+(tests/fixtures/gpu-traces/README.md says where they are looked for, and why they are not in the
+repository); without them those tests skip, saying where they looked."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from roofline import cli
+from roofline.errors import RooflineError
+from roofline.profile import kinds
+from roofline.profile.analyse import GPU, report
+from roofline.profile.ranks import ranks
+from roofline.render.jsengine import call
+
+HERE = Path(__file__).parent
+MANIFEST = tomllib.loads((HERE / "fixtures" / "gpu-traces" / "manifest.toml").read_text())
+CANDIDATES = [Path(p) for p in [os.environ.get("ROOFLINE_GPU_TRACES", "")] if p] + [
+    HERE.parent.parent / "shared" / "traces" / "gpu"]
+
+
+@pytest.fixture(scope="module")
+def traces() -> Path:
+    for folder in CANDIDATES:
+        if (folder / MANIFEST["trace"][0]["file"]).is_file():
+            for t in MANIFEST["trace"]:
+                digest = hashlib.sha256((folder / t["file"]).read_bytes()).hexdigest()
+                assert digest == t["sha256"], f"{folder / t['file']} is not the manifest's file"
+            return folder
+    pytest.skip("the real GPU traces are not here (looked in: "
+                f"{', '.join(map(str, CANDIDATES))}; tests/fixtures/gpu-traces/README.md)")
+
+
+def raw(path: Path) -> dict:
+    return json.loads(gzip.decompress(path.read_bytes()))
+
+
+def step_kernels(doc: dict, step: str) -> list[dict]:
+    """The kernels, memcpys and memsets whose launch call ran inside the step's CPU span."""
+    ann = next(e for e in doc["traceEvents"] if e.get("name") == step
+               and e.get("cat") == "user_annotation")
+    lo, hi = ann["ts"], ann["ts"] + ann["dur"]
+    launched = {e["args"]["correlation"] for e in doc["traceEvents"]
+                if e.get("cat") in ("cuda_runtime", "cuda_driver") and lo <= e["ts"] <= hi
+                and "correlation" in e.get("args", {})}
+    return [e for e in doc["traceEvents"] if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+            and e["args"].get("correlation") in launched]
+
+
+def union_us(events: list[dict]) -> float:
+    total, end = 0.0, None
+    for e in sorted(events, key=lambda e: e["ts"]):
+        a, b = e["ts"], e["ts"] + e["dur"]
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+# --- the data files, against their own examples -------------------------------------------------
+def test_every_kernel_rule_names_a_real_kernel_it_matches_first():
+    k = kinds.kernel_kinds()
+    for i, rule in enumerate(k["rules"]):
+        cat = rule.get("categories", ["kernel"])[0]
+        got = call(GPU, "classifierFamilies", k["rules"], [[rule["example"], cat]])[0]
+        assert got == rule["family"], f"rule #{i + 1}'s example is classed {got}"
+    assert re.search(k["tf32"]["pattern"], k["tf32"]["example"], re.I)
+
+
+def test_every_device_rule_names_a_catalog_chip_and_matches_its_example():
+    from roofline.model.catalog import default_catalog
+    rules = kinds.device_rules()
+    chips = default_catalog().accelerators
+    for r in rules:
+        assert r["chip"] in chips
+        props = [{"name": r["example"], "numSms": r.get("compute_units", 0),
+                  "computeMajor": int(r.get("compute_capability", "0.0").split(".")[0]),
+                  "computeMinor": int(r.get("compute_capability", "0.0").split(".")[1]),
+                  "totalGlobalMem": sum(r["memory_bytes"]) / 2 if "memory_bytes" in r else 0}]
+        assert call(GPU, "chipFor", props, rules)["chip"] == r["chip"], r["example"]
+
+
+def test_bad_rule_files_name_the_file_entry_and_field(tmp_path):
+    bad = tmp_path / "kernels.toml"
+    text = (kinds._toml.DATA_DIR / "kernels.toml").read_text()
+    bad.write_text(text.replace('pattern = "nccl|rccl|msccl"', 'pattern = "nccl(|"'))
+    with pytest.raises(RooflineError, match=r"kernels.toml: entry 'rule #2': field 'pattern': "
+                                            r"not a regular expression"):
+        kinds.kernel_kinds(bad)
+    devices = tmp_path / "devices.toml"
+    devices.write_text((kinds._toml.DATA_DIR / "devices.toml").read_text()
+                       .replace('chip = "h800-sxm"', 'chip = "h900"'))
+    with pytest.raises(RooflineError, match=r"device #3': field 'chip': no chip 'h900'"):
+        kinds.device_rules(devices)
+
+
+# --- real traces --------------------------------------------------------------------------------
+def test_a100_rank0_time_account_by_hand(traces):
+    path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
+    doc = raw(path)
+    r = report(path)
+    assert r["chip"]["id"] == "a100-sxm-80gb" and r["rank"] == 0 and r["world_size"] == 16
+    assert r["step"] == "ProfilerStep#554"
+    ks = step_kernels(doc, "ProfilerStep#554")
+    a = r["account"]
+    # 1. the step's GPU time: from its first kernel's start to its last one's end
+    span = max(e["ts"] + e["dur"] for e in ks) - min(e["ts"] for e in ks)
+    assert r["wall_s"] == pytest.approx(span * 1e-6, rel=1e-12)
+    # 2. busy: the union of every kernel's interval, all streams together
+    assert a["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
+    # 3. communication: the union of the NCCL kernels
+    nccl = [e for e in ks if "nccl" in e["name"].lower()]
+    assert a["communication_s"] == pytest.approx(union_us(nccl) * 1e-6, rel=1e-12)
+    # 4. the kernel count and the waterfall summing to the step
+    assert a["launch"]["kernels"] == sum(e["cat"] == "kernel" for e in ks)
+    assert sum(w["time_s"] for w in r["waterfall"]) == pytest.approx(r["wall_s"], rel=1e-9)
+    assert a["busy_s"] + a["idle_s"] == pytest.approx(r["wall_s"], rel=1e-12)
+    assert a["idle_host_s"] + a["idle_other_s"] == pytest.approx(a["idle_s"], rel=1e-9)
+
+
+def test_sampled_rank_matmul_flops_and_tf32_by_hand(traces):
+    path = traces / "hta-sampled-rank-0-of-128.json.gz"
+    r = report(path, hardware="a100-sxm-80gb")
+    m = r["families"]["matmul"]
+    assert m["precision"] == "tf32"   # fp32 ops, cutlass s1688 (TF32 tensor-core) kernels
+    # every aten::addmm/mm/linear launched in the step that the model prices: 2·m·n·k FLOPs
+    doc = raw(path)
+    ann = next(e for e in doc["traceEvents"] if e.get("name") == "ProfilerStep#552"
+               and e.get("cat") == "user_annotation")
+    lo, hi = ann["ts"], ann["ts"] + ann["dur"]
+    addmm = [e for e in doc["traceEvents"] if e.get("cat") == "cpu_op"
+             and e["name"] == "aten::addmm" and lo <= e["ts"] <= hi]
+    assert addmm
+    ours = sum(2 * e["args"]["Input Dims"][1][0] * e["args"]["Input Dims"][2][1]
+               * e["args"]["Input Dims"][1][1] for e in addmm)
+    assert m["flops"] >= ours > 0
+    assert r["mfu"] == pytest.approx(r["useful_flops"] / (r["wall_s"] * 156e12), rel=1e-9)
+
+
+def test_mi250_is_one_gcd_and_a_rocm_trace(traces):
+    path = traces / "hta-mi250-minitoy-train.json.gz"
+    r = report(path)
+    assert r["chip"]["id"] == "mi250-gcd" and r["device"] == "rocm"
+    doc = raw(path)
+    ks = step_kernels(doc, r["step"])
+    assert r["account"]["launch"]["kernels"] == sum(e["cat"] == "kernel" for e in ks)
+    assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
+
+
+def test_a_trace_without_shapes_gets_its_time_account(traces, capsys):
+    path = traces / "hta-v100-32gb-noshapes.json.gz"
+    assert cli.main(["profile", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "V100 SXM2 32GB" in out and "No shapes recorded" in out
+    r = report(path)
+    assert r["mfu"] is None and r["families"] == {}
+    ks = step_kernels(raw(path), r["step"])
+    assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
+
+
+def test_many_ranks_merge_and_name_the_slowest(traces, capsys):
+    files = [traces / "hta-sampled-rank-0-of-128.json.gz",
+             traces / "hta-sampled-rank-1-of-128.json.gz"]
+    m = ranks(files, hardware="a100-sxm-80gb")
+    walls = {r["rank"]: r["wall_s"] for r in m["ranks"]}
+    for f in files:
+        doc = raw(f)
+        ks = step_kernels(doc, "ProfilerStep#552")
+        rank = doc["distributedInfo"]["rank"]
+        span = max(e["ts"] + e["dur"] for e in ks) - min(e["ts"] for e in ks)
+        assert walls[rank] == pytest.approx(span * 1e-6, rel=1e-12)
+    assert m["slowest"] == max(walls, key=walls.get) and m["world_size"] == 128
+    assert m["spread"] == pytest.approx((max(walls.values()) - min(walls.values()))
+                                        / (sum(walls.values()) / 2), rel=1e-12)
+    assert cli.main(["profile", *map(str, files), "--hardware", "a100-sxm-80gb",
+                     "--jobs", "2"]) == 0
+    assert f"Slowest: rank {m['slowest']}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("case", ["unknown-device", "world-sizes", "truncated-rank",
+                                  "old-format", "no-device"])
+def test_bad_gpu_input_is_one_line_and_exit_2(traces, tmp_path, capsys, case):
+    a100 = traces / "hta-a100-80gb-rank0-of-16.json.gz"
+    r0, r1 = (traces / f"hta-sampled-rank-{i}-of-128.json.gz" for i in (0, 1))
+    if case == "unknown-device":
+        doc = raw(a100)
+        doc["deviceProperties"][0]["name"] = "NVIDIA B300"
+        bad = tmp_path / "b300.json"
+        bad.write_text(json.dumps(doc))
+        args, message = [str(bad)], r'unknown device "NVIDIA B300".*--hardware CHIP'
+    elif case == "world-sizes":
+        doc = raw(r1)
+        doc["distributedInfo"]["world_size"] = 64
+        bad = tmp_path / "rank-1.json"
+        bad.write_text(json.dumps(doc))
+        args = [str(r0), str(bad), "--hardware", "a100-sxm-80gb"]
+        message = r"ranks of different world sizes: .*rank-0-of-128.json.gz has 128, .*rank-1.json has 64"
+    elif case == "truncated-rank":
+        bad = tmp_path / "rank-1.json.gz"
+        bad.write_bytes(r1.read_bytes()[:50_000])
+        args = [str(r0), str(bad), "--hardware", "a100-sxm-80gb"]
+        message = r"rank-1.json.gz: truncated or corrupt gzip stream"
+    elif case == "old-format":
+        args = [str(traces / "hta-old-format-inference-rank-1.json.gz")]
+        message = r"an older Kineto format .*torch 1.8 to 1.10"
+    else:
+        args, message = [str(r0)], r"no deviceProperties: name the chip .* --hardware CHIP"
+    assert cli.main(["profile", *args]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert re.search(message, err), err
+
+
+def test_the_js_sweep_and_union_agree_with_python_on_a_real_step(traces):
+    path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
+    ks = step_kernels(raw(path), "ProfilerStep#554")
+    ivs = [[e["ts"], e["ts"] + e["dur"]] for e in ks]
+    merged = call(GPU, "union", ivs)
+    assert sum(b - a for a, b in merged) == pytest.approx(union_us(ks), rel=1e-12)
+    parts = call(GPU, "sweep", [[a, b, "nccl" if "nccl" in e["name"].lower() else "other"]
+                                for (a, b), e in zip(ivs, ks)], ["other", "nccl"])
+    assert parts["other"] + parts["nccl"] == pytest.approx(union_us(ks), rel=1e-12)
