@@ -32,7 +32,8 @@ DROP_CSS = (
     ".rl-drop-zone input{display:block;margin:.6em auto 0;font:inherit;max-width:100%}"
     ".rl-drop-status{font-size:.72rem;min-height:1.2em;margin:.4em 0}"
     ".rl-drop-error{color:var(--rl-error,#d1352b);font-weight:600}"
-    ".rl-drop-step{display:inline-flex;gap:.4em;align-items:center;font-size:.72rem}"
+    ".rl-drop-step{display:inline-flex;gap:.4em;align-items:center;font-size:.72rem;"
+    "margin-right:1.2em}"
     ".rl-drop-step select{font:inherit;min-height:28px;color:var(--md-default-fg-color,inherit);"
     "background:var(--md-default-bg-color,transparent)}"
     "@media print{.rl-drop-form,.rl-drop-step{display:none!important}}"
@@ -45,8 +46,9 @@ def drop_zone() -> str:
     return (
         '<form class="rl-drop-form" hidden aria-label="Read your own trace">'
         '<label class="rl-drop-zone">Drop a <code>torch.profiler</code> trace here (.json or '
-        ".json.gz; add your <code>roofline measure</code> JSON to use your CPU's roofline), "
-        'or choose one:<input type="file" name="trace" multiple '
+        ".json.gz, GPU or CPU; several files: the ranks of one job; add your "
+        "<code>roofline measure</code> JSON to put a CPU trace on your CPU's roofline), "
+        'or choose them:<input type="file" name="trace" multiple '
         'accept=".json,.gz,application/json,application/gzip"></label>'
         '<p class="rl-drop-status" role="status" aria-live="polite">Read in this browser: '
         "nothing is uploaded.</p></form>"
@@ -62,7 +64,8 @@ def render(settings) -> str:
              f'aria-label="{html.escape(settings.label)}">', CSS]
     if settings.drop:
         from roofline.render.embed import as_json_text, script_safe_json
-        data = script_safe_json(as_json_text({"roof": P["roof"], "terms": P["terms"]}))
+        data = script_safe_json(as_json_text({k: P[k] for k in ("roof", "terms", "devices",
+                                                                "chips", "kinds")}))
         parts += [DROP_CSS, drop_zone(),
                   f'<script type="application/json" class="rl-drop-data">{data}</script>']
     parts += ['<div class="rl-profile-report">',

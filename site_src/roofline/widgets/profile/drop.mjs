@@ -7,8 +7,10 @@
 //
 // Pure steps are exported for node's tests; mount() is the page's entry.
 import { TraceInputError, TraceReader } from "../../profile/reader.mjs";
-import { checkDevice, cpuRoof, finishSurvey, newSurvey, pickStep } from "../../profile/analyse.mjs";
+import { cpuRoof, deviceOf, finishSurvey, newSurvey, pickStep } from "../../profile/analyse.mjs";
 import { stepEvents, stepReport, surveyEvents } from "../../profile/analyse.mjs";
+import { chipFor, gpuReport, gpuStepEvents, newGpuParts } from "../../profile/gpu.mjs";
+import { mergeRanks, rankSummary } from "../../profile/gpu.mjs";
 import { reportHtml } from "./profile.mjs";
 
 // The file's text, piece by piece (a ReadableStream of strings), gunzipped when it is gzip.
@@ -40,15 +42,42 @@ export async function readTrace(file, onChunk) {
   onChunk(events, meta);
 }
 
+// The report of a GPU trace's step (null: the last that ran kernels) on its chip's roofline: the
+// chip from the trace's deviceProperties, or `chipId` (the reader's choice), or { error, field }.
+async function analyseGpu(file, info, P, step, chipId) {
+  let id = chipId;
+  if (!id) {
+    const found = chipFor(info.meta.deviceProperties, P.devices);
+    if (found.error) return found;
+    id = found.chip;
+  }
+  const chip = { ...P.chips[id], source: chipId ? `chosen: ${chipId}`
+    : `deviceProperties "${info.meta.deviceProperties[0].name}"` };
+  const tries = step !== null ? [step]
+    : Object.keys(info.steps).map(Number).sort((a, b) => b - a);
+  if (!tries.length) tries.push(null);
+  let R = null;
+  for (const n of tries) {
+    const w = pickStep(info, n);
+    if (w.error) return w;
+    const parts = newGpuParts();
+    await readTrace(file, (events) => gpuStepEvents(parts, w, events));
+    R = gpuReport({ info, window: w, parts, chip, kinds: P.kinds, terms: P.terms,
+                    trace: file.name });
+    if (!R.error) return R;
+  }
+  return R;
+}
+
 // The report of `file`'s step `step` (null: the last) on `roof`, or { error, field }.
-export async function analyseFile(file, { roof, terms }, step = null) {
+export async function analyseFile(file, P, step = null, chipId = null) {
+  const { roof, terms } = P;
   try {
     const s = newSurvey();
     await readTrace(file, (events, meta) => surveyEvents(s, events, meta));
     const info = finishSurvey(s);
     if (info.error) return info;
-    const device = checkDevice(info);
-    if (device) return device;
+    if (deviceOf(info) === "gpu") return await analyseGpu(file, info, P, step, chipId);
     const w = pickStep(info, step);
     if (w.error) return w;
     const nodes = [];
@@ -75,8 +104,30 @@ export async function measurementRoof(file) {
   return cpuRoof(doc);
 }
 
+// Several traces: the ranks of one job, each read in turn (one rank's step in memory at a time).
+export async function analyseRanks(files, P, chipId = null) {
+  const rows = [];
+  let slowest = null;
+  for (const f of files) {
+    const R = await analyseFile(f, P, null, chipId);
+    if (R.error) return { ...R, error: `${f.name}: ${R.error}` };
+    if (R.kind !== "gpu") return { error: `${f.name}: a CPU trace among GPU ranks` };
+    rows.push(rankSummary(R));
+    if (!slowest || R.wall_s > slowest.wall_s) slowest = R;
+  }
+  const M = mergeRanks(rows);
+  return M.error ? M : { kind: "ranks", ...M, slowest_report: slowest };
+}
+
+function chipPicker(P, chosen) {
+  const opts = Object.entries(P.chips).map(([id, c]) => `<option value="${id}"` +
+    `${id === chosen ? " selected" : ""}>${c.label}</option>`).join("");
+  return `<label class="rl-drop-step">Chip <select name="chip"><option value="">` +
+    `from the trace</option>${opts}</select></label>`;
+}
+
 function stepPicker(R) {
-  if (R.steps.length < 2) return "";
+  if (!R.steps || R.steps.length < 2) return "";
   const opts = R.steps.map((n) => `<option value="${n}"${`ProfilerStep#${n}` === R.step
     ? " selected" : ""}>ProfilerStep#${n}</option>`).join("");
   return `<label class="rl-drop-step">Step <select name="step">${opts}</select></label>`;
@@ -88,29 +139,45 @@ export function mount(root) {
   const input = root.querySelector('input[name="trace"]');
   const status = root.querySelector(".rl-drop-status");
   const out = root.querySelector(".rl-profile-report");
-  const state = { trace: null, roof: P.roof, roofName: "" };
+  const state = { trace: null, traces: [], roof: P.roof, roofName: "", chip: null };
   const say = (text, error = false) => {
     status.textContent = text;
     status.classList.toggle("rl-drop-error", error);
   };
   const show = async (step = null) => {
-    if (!state.trace) return;
+    if (!state.traces.length) return;
+    const many = state.traces.length > 1;
+    const what = many ? `${state.traces.length} traces` : state.traces[0].name;
     root.setAttribute("data-rl-drop-state", "reading");
-    say(`Reading ${state.trace.name} in this browser (nothing is uploaded)…`);
-    const R = await analyseFile(state.trace, { roof: state.roof, terms: P.terms }, step);
+    say(`Reading ${what} in this browser (nothing is uploaded)…`);
+    const opts = { ...P, roof: state.roof };
+    const R = many ? await analyseRanks(state.traces, opts, state.chip)
+      : await analyseFile(state.traces[0], opts, step, state.chip);
     if (R.error) {
-      say(`${state.trace.name}: ${R.error}`, true);
+      say(many ? R.error : `${what}: ${R.error}`, true);
+      out.innerHTML = R.field === "hardware" ? chipPicker(P, state.chip) : "";
       root.setAttribute("data-rl-drop-state", "error");
-      return;
+    } else {
+      const gpu = R.kind === "gpu" || R.kind === "ranks";
+      out.innerHTML = (many ? "" : stepPicker(R)) + (gpu ? chipPicker(P, state.chip) : "") +
+        reportHtml(R);
+      say(many ? `${what}: ${R.ranks.length} ranks, read in this browser.`
+        : `${what}: ${R.step}, read in this browser` +
+          (!gpu && state.roofName ? `, on the roofline of ${state.roofName}.` : "."));
+      root.setAttribute("data-rl-drop-state", "shown");
     }
-    out.innerHTML = stepPicker(R) + reportHtml(R);
-    say(`${state.trace.name}: ${R.step}, read in this browser` +
-        (state.roofName ? `, on the roofline of ${state.roofName}.` : "."));
     const pick = out.querySelector('select[name="step"]');
     if (pick) pick.addEventListener("change", () => show(Number(pick.value)));
-    root.setAttribute("data-rl-drop-state", "shown");
+    const chip = out.querySelector('select[name="chip"]');
+    if (chip) {
+      chip.addEventListener("change", () => {
+        state.chip = chip.value || null;
+        show();
+      });
+    }
   };
   const take = async (files) => {
+    const traces = [];
     for (const f of files) {
       const roof = await measurementRoof(f);
       if (roof !== null) {
@@ -122,10 +189,14 @@ export function mount(root) {
         state.roof = roof;
         state.roofName = f.name;
       } else {
-        state.trace = f;
+        traces.push(f);
       }
     }
-    if (!state.trace) {
+    if (traces.length) {
+      state.traces = traces;
+      state.chip = null;
+    }
+    if (!state.traces.length) {
       say(`Roofline set from ${state.roofName}; now drop a trace.`);
       return;
     }

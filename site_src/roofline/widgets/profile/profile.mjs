@@ -28,14 +28,18 @@ function rooflineSvg(R, width, cls) {
   return drawChart({
     width, height: narrow ? 260 : 300, margin: [12, narrow ? 10 : 16, 44, narrow ? 56 : 70],
     cls: `rl-chart rl-profile-svg ${cls}`, font: 11,
-    title: `The step's op families on ${R.roof.label}'s measured roofline`,
+    title: R.kind === "gpu"
+      ? `The step's op families on ${R.roof.label}'s roofline (${R.roof.precision} peak, HBM)`
+      : `The step's op families on ${R.roof.label}'s measured roofline`,
     x: { range: [x0, x1], ticks: decades(x0, x1), format: (v) => num(v),
          label: "arithmetic intensity (FLOP/byte)" },
     y: { range: [y0, y1], ticks: decades(y0, y1),
-         format: (v) => (v >= 1e9 ? `${num(v / 1e9)}G` : v >= 1e6 ? `${num(v / 1e6)}M` : num(v)),
+         format: (v) => (v >= 1e12 ? `${num(v / 1e12)}T` : v >= 1e9 ? `${num(v / 1e9)}G`
+           : v >= 1e6 ? `${num(v / 1e6)}M` : num(v)),
          label: "FLOP/s" },
     lines: [{ x: [x0, ridge, x1], y: [x0 * bw, peak, peak], color: "roof", width: 2.5,
-              label: narrow ? "" : "measured roof", labelColor: "roof" }],
+              label: narrow ? "" : R.kind === "gpu" ? "roof" : "measured roof",
+              labelColor: "roof" }],
     points: fams.map(([name, f]) => ({ x: f.intensity_flops_per_byte, y: f.achieved_flops_per_s,
                                        r: 5, color: COLORS[f.verdict] || "point",
                                        label: name, title: `${name}: ${f.verdict}` })),
@@ -46,7 +50,13 @@ function rooflineSvg(R, width, cls) {
 export const SHORT = { "useful matrix math at peak": "useful math at peak",
                        "matrix ops below their roof": "matrix ops, rest",
                        "memory-bound ops": "memory-bound ops", "dispatch and gaps": "dispatch, gaps",
-                       communication: "communication", unmodelled: "unmodelled" };
+                       communication: "communication", unmodelled: "unmodelled",
+                       "GPU idle (dispatch and gaps)": "GPU idle",
+                       "communication (exposed)": "comm. exposed",
+                       "unmodelled kernels": "unmodelled", "compute kernels": "compute",
+                       "memcpy and memset (alone)": "memcpy/memset",
+                       "GPU idle: waiting for the host": "idle: host",
+                       "GPU idle: other": "idle: other" };
 
 function waterfallSvg(R, width, cls) {
   const rows = R.waterfall.map((w) => SHORT[w.part] || w.part);
@@ -55,8 +65,8 @@ function waterfallSvg(R, width, cls) {
   for (const w of R.waterfall) {
     const share = w.share * 100;
     const row = SHORT[w.part] || w.part;
-    bars.push({ row, left, right: left + share, color: w.part.startsWith("useful")
-      ? "compute" : w.part === "unmodelled" ? "point" : "memory" });
+    bars.push({ row, left, right: left + share, color: /^(useful|compute)/.test(w.part)
+      ? "compute" : /^unmodelled/.test(w.part) ? "point" : "memory" });
     // the share beside its bar, on the side with room for it
     const end = left + share;
     const t = percent(w.share, 3);
@@ -106,10 +116,19 @@ export function familiesTable(R, label) {
   return htmlTable(columns, rows, { label });
 }
 
+// The unmodelled ops (or kernels) a report names one by one; the rest are counted in one line.
+export const UNMODELLED_SHOWN = 12;
+
 function unmodelledList(R) {
   if (!R.unmodelled.length) return "";
-  const items = R.unmodelled.map((u) => `<li><code>${escapeHtml(u.name)}</code>: ${u.count} ` +
+  const shown = R.unmodelled.slice(0, UNMODELLED_SHOWN), rest = R.unmodelled.slice(shown.length);
+  let items = shown.map((u) => `<li><code>${escapeHtml(u.name)}</code>: ${u.count} ` +
     `op${u.count !== 1 ? "s" : ""}, ${g(u.time_s * 1e3)} ms</li>`).join("");
+  if (rest.length) {
+    const t = rest.reduce((s, u) => s + u.time_s, 0), n = rest.reduce((s, u) => s + u.count, 0);
+    items += `<li>${rest.length} more names: ${n} op${n !== 1 ? "s" : ""}, ${g(t * 1e3)} ms ` +
+      "(<code>roofline profile --format csv</code> lists every one)</li>";
+  }
   return "<p>Unmodelled ops (the cost model has no function for them: listed with their " +
     `time, never guessed):</p><ul>${items}</ul>`;
 }
@@ -138,6 +157,8 @@ export function flopsCheckHtml(R) {
 
 // The report's body (everything inside the block's container).
 export function reportHtml(R) {
+  if (R.kind === "ranks") return ranksHtml(R);
+  if (R.kind === "gpu") return gpuReportHtml(R);
   const roof = R.roof, rec = R.recorded, name = basename(R.trace);
   const origin = rec ? ` Recorded on the ${escapeHtml(String(rec.device ?? "?").toUpperCase())} by ` +
     `<code>${escapeHtml(String(rec.script))}</code> with torch ${escapeHtml(String(rec.torch))}.` : "";
@@ -159,5 +180,95 @@ export function reportHtml(R) {
     `<p class="roofline-caption">The op families of ${escapeHtml(R.step)} of ${escapeHtml(name)} on the ` +
     "measured roofline (each at its arithmetic intensity and achieved FLOP/s) and where the " +
     "step's wall time went.</p>",
+  ].join("\n");
+}
+
+// --- a GPU trace's report ------------------------------------------------------------------------
+const ms = (s) => `${g(s * 1e3)} ms`;
+const pc = (x, of) => `${g(x / of * 100)} %`;
+
+// The time account: where the step's GPU time went, and the kernel families.
+export function accountHtml(R) {
+  const a = R.account, w = R.wall_s;
+  const rows = [["GPU busy (any stream)", a.busy_s], ["compute kernels", a.compute_s],
+    ["communication, exposed", a.communication_exposed_s],
+    ["memcpy and memset alone", a.memory_only_s], ["GPU idle", a.idle_s],
+    ["waiting for the host", a.idle_host_s], ["idle, other", a.idle_other_s]];
+  const account = htmlTable([{ title: "part", wrap: true, priority: 1 },
+    { title: "time", align: "right", priority: 1 }, { title: "of step", align: "right" }],
+  rows.map(([k, v]) => [escapeHtml(k), ms(v), pc(v, w)]), { label: `Time account of ${R.step}` });
+  const families = htmlTable([{ title: "kernel family", wrap: true, priority: 1 },
+    { title: "kernels", align: "right" }, { title: "time", align: "right", priority: 1 },
+    { title: "of busy", align: "right" }],
+  a.families.map((f) => [escapeHtml(f.label), String(f.count), ms(f.time_s),
+                          pc(f.time_s, a.busy_s)]), { label: `Kernel families of ${R.step}` });
+  const top = htmlTable([{ title: "kernel", wrap: true, priority: 1 },
+    { title: "family" }, { title: "count", align: "right" },
+    { title: "time", align: "right", priority: 1 }],
+  a.top.slice(0, 8).map((k) => [`<code>${escapeHtml(k.name)}</code>`, escapeHtml(k.family),
+                                String(k.count), ms(k.time_s)]), { label: `Top kernels of ${R.step}` });
+  const la = a.launch;
+  const streams = a.streams.slice(0, 6).map((s) => `${escapeHtml(String(s.stream))} ` +
+    `(${s.count} kernel${s.count !== 1 ? "s" : ""}, ${ms(s.busy_s)})`).join(", ");
+  return [
+    account,
+    `<p>Communication ${ms(a.communication_s)}: ${ms(a.communication_overlapped_s)} overlapped ` +
+    `with compute, ${ms(a.communication_exposed_s)} exposed. Busy per stream: ${streams}` +
+    `${a.streams.length > 6 ? ", …" : ""}.</p>`,
+    families,
+    `<p>Launches: ${la.kernels} kernels, ${la.linked} linked to the call that launched them; ` +
+    `${la.shorter_than_launch} ran shorter than that call; launch call median ` +
+    `${la.launch_call_median_s === null ? "—" : ms(la.launch_call_median_s)}, launch to start ` +
+    `median ${la.launch_delay_median_s === null ? "—" : ms(la.launch_delay_median_s)} (p90 ` +
+    `${la.launch_delay_p90_s === null ? "—" : ms(la.launch_delay_p90_s)}).</p>`,
+    top,
+  ].join("\n");
+}
+
+function gpuReportHtml(R) {
+  const name = basename(R.trace), chip = R.chip;
+  const rank = R.rank !== null ? `, rank ${R.rank} of ${R.world_size}` : "";
+  const leaks = R.leaks.map((l) => `<li>${g(l.share * 100)} % of the step: ${escapeHtml(l.advice)}</li>`)
+    .join("");
+  const head = `<p><strong>${escapeHtml(R.step)}</strong> of <code>${escapeHtml(name)}</code>` +
+    `${rank}: ${ms(R.wall_s)} of GPU time on the ${escapeHtml(chip.label)} ` +
+    `(${escapeHtml(R.device.toUpperCase())}), GPU busy ${pc(R.account.busy_s, R.wall_s)}` +
+    (R.mfu !== null ? `, measured MFU <strong>${g(R.mfu * 100)} %</strong>` : "") +
+    `. Chip: ${escapeHtml(chip.source)}.</p>`;
+  const roof = R.mfu !== null && Object.keys(R.families).length;
+  const drawing = VARIANTS.map(([wd, cls]) => `<div class="rl-profile-drawing ${cls}">` +
+    (roof ? rooflineSvg(R, wd, cls) : "") + waterfallSvg(R, wd, cls) + "</div>").join("");
+  return [
+    head,
+    `<div class="rl-profile-figure">${drawing}</div>`,
+    accountHtml(R),
+    roof ? familiesTable(R, `Op families of ${name}`) + unmodelledList(R) +
+      `<p>Precision: ${escapeHtml(R.precision_rule)}.</p>`
+      : R.shapes ? "" : "<p>No shapes recorded: the time account only. Record with " +
+        "<code>record_shapes=True</code> to place the step's ops on the roofline.</p>",
+    `<p>Top leaks:</p><ol>${leaks}</ol>`,
+    `<p class="roofline-caption">${roof ? "The op families of the step on its chip's roofline " +
+      "and where" : "Where"} ${escapeHtml(R.step)}'s GPU time went (${escapeHtml(name)}).</p>`,
+  ].join("\n");
+}
+
+// Many ranks: the per-rank table, the slowest rank and the spread, then the slowest rank's report.
+export function ranksHtml(M) {
+  const table = htmlTable([{ title: "rank", align: "right", priority: 1 },
+    { title: "step", align: "right" }, { title: "busy", align: "right" },
+    { title: "idle", align: "right" }, { title: "comm.", align: "right" },
+    { title: "exposed", align: "right" }, { title: "MFU", align: "right" },
+    { title: "trace", wrap: true, priority: 3 }],
+  M.ranks.map((r) => [r.rank === null ? "?" : String(r.rank), ms(r.wall_s), ms(r.busy_s),
+    ms(r.idle_s), ms(r.communication_s), ms(r.communication_exposed_s),
+    r.mfu === null ? "—" : `${g(r.mfu * 100)} %`, `<code>${escapeHtml(basename(r.trace))}</code>`]),
+  { label: `${M.ranks.length} ranks` });
+  return [
+    `<p><strong>${M.ranks.length} ranks</strong> of a job of ${M.world_size ?? "?"}: the slowest ` +
+    `is rank ${M.slowest} (${ms(M.slowest_wall_s)}), the fastest ${ms(M.fastest_wall_s)}, the ` +
+    `median ${ms(M.median_wall_s)}: a spread of ${g(M.spread * 100)} % of the median.</p>`,
+    table,
+    `<p>The slowest rank, rank ${M.slowest}:</p>`,
+    gpuReportHtml(M.slowest_report),
   ].join("\n");
 }

@@ -32,6 +32,8 @@ class ProfileSettings(WidgetSettings):
     trace: str = ""
     step: int | None = None
     measurement: str = ""
+    hardware: str = ""
+    """A GPU trace's chip (default: from the trace's deviceProperties)."""
     drop: bool = False
     """True: a reader drops their own trace (and, if they like, their CPU's measurement) on the
     block and it is read in their browser; `trace`, if given, is what it shows first."""
@@ -41,8 +43,10 @@ class ProfileSettings(WidgetSettings):
         Option("trace", str, "a torch.profiler Chrome trace (.json or .json.gz), a path under "
                "docs/"),
         Option("step", int, "which ProfilerStep#N", default_text="the last one"),
-        Option("measurement", str, "the CPU's measurement JSON (roofline measure)",
+        Option("measurement", str, "a CPU trace's measurement JSON (roofline measure)",
                default_text="the build machine's"),
+        Option("hardware", str, "a GPU trace's chip, from the catalog",
+               default_text="from the trace's deviceProperties"),
         Option("drop", bool, "a drop zone: the reader's own trace, read in their browser"),
     )
 
@@ -55,8 +59,8 @@ class ProfileSettings(WidgetSettings):
         try:
             self.report()
         except RooflineError as exc:
-            option = "step" if exc.field == "step" else (
-                "measurement" if exc.field == "measurement" else "trace")
+            option = exc.field if exc.field in ("step", "measurement", "hardware") else (
+                "hardware" if exc.where == "--hardware" else "trace")
             raise self.fail(option, f"{exc.detail} ({exc.where})" if exc.where
                             else exc.detail) from None
 
@@ -78,8 +82,10 @@ class ProfileSettings(WidgetSettings):
         """The trace's analysis (a copy: the caller owns it), kept per version of the trace and
         measurement files: a build checks a fence (render-ahead's plan, the page) and draws it."""
         from roofline.model import datafile as _toml
-        return copy.deepcopy(_report(_toml.file_key(resolve(self.trace)),
-                                     _toml.file_key(self.measurement_path()), self.step))
+        measurement = (_toml.file_key(resolve(self.measurement, what="measurement"))
+                       if self.measurement else None)
+        return copy.deepcopy(_report(_toml.file_key(resolve(self.trace)), measurement,
+                                     self.step, self.hardware or None))
 
     def roof(self) -> dict:
         """The roofline a dropped trace is placed on first: the measurement's, else the build
@@ -104,16 +110,21 @@ class ProfileSettings(WidgetSettings):
         return f"Profile on the roofline: {Path(self.trace).name}"
 
     def payload(self) -> dict:
-        """The report; with `drop`, what the page's script needs beside it: the roof and the
-        model's cost terms (roofline.profile.terms)."""
+        """The report; with `drop`, what the page's script needs beside it: the CPU roof, the
+        model's cost terms (roofline.profile.terms), and for a GPU trace the device rules, the
+        chips they name and the kernel families (roofline.profile.kinds)."""
         report = self.report() if self.trace else None
         if not self.drop:
             return report
+        from roofline.profile.kinds import chip_roofs, device_rules, kernel_kinds
         from roofline.profile.terms import terms
-        return {"report": report, "roof": self.roof(), "terms": terms()}
+        return {"report": report, "roof": self.roof(), "terms": terms(),
+                "devices": device_rules(), "chips": chip_roofs(), "kinds": kernel_kinds()}
 
 
 @functools.lru_cache(maxsize=16)
-def _report(trace_key: tuple, measurement_key: tuple, step: int | None) -> dict:
+def _report(trace_key: tuple, measurement_key: tuple | None, step: int | None,
+            hardware: str | None) -> dict:
     from roofline.profile.analyse import report
-    return report(Path(trace_key[0]), step, measurement=Path(measurement_key[0]))
+    return report(Path(trace_key[0]), step, hardware=hardware,
+                  measurement=Path(measurement_key[0]) if measurement_key else None)
