@@ -81,11 +81,20 @@ def test_train_step_mfu_and_waterfall_by_hand(roof):
     assert sum(w["time_s"] for w in r["waterfall"]) == pytest.approx(wall, rel=1e-2)
     # the measured MFU: the step's useful matrix FLOPs ÷ (its span × the measured fp32 roof).
     # By hand: 3 × each forward linear's 2·m·n·k (forward, and the two backward matmuls) and
-    # the attention's 2 · B·H·L·L · (d + d), here non-causal in the cost (lesson convention).
+    # the attention's 2 · B·H·L·L · (d + d) three times (its forward, and its backward's two
+    # useful products), each halved: the trace recorded is_causal=True (the flag's place in
+    # each op's inputs, torch's schema), and FlashAttention computes only the blocks on or
+    # below the diagonal. The backward is priced, no longer booked as dispatch.
+    sdpa = [e for e in doc["traceEvents"] if e.get("cat") == "cpu_op"
+            and step["ts"] <= e["ts"] <= step["ts"] + step["dur"]
+            and e["name"].startswith("aten::_scaled_dot_product_flash_attention_for_cpu")]
+    assert [e["args"]["Concrete Inputs"][7 if e["name"].endswith("backward") else 4]
+            for e in sdpa] == ["True", "True"]
+    assert r["families"]["attention"]["count"] == 2
     m = 4 * 128
     linear = 2 * m * (4 * 256 * 256 + 3 * 256 * 688)
     attention = 2 * 4 * 4 * 128 * 128 * (64 + 64)
-    useful = 3 * linear + attention
+    useful = 3 * linear + 3 * attention / 2
     assert r["useful_flops"] == pytest.approx(useful, rel=1e-9)
     assert r["mfu"] == pytest.approx(useful / (wall * roof.peak_flops_per_s), rel=1e-9)
     # the optimizer's foreach ops are counted, as memory-bound

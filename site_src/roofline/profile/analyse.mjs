@@ -29,7 +29,7 @@
 // - Verdicts: *launch-bound* when an op's roofline time is shorter than the trace's own dispatch
 //   cost per op (the median span of its view ops, which do no work); else *compute-bound* at or
 //   past the ridge and *memory-bound* below it.
-import { FAMILIES, USEFUL, costOf } from "./costs.mjs";
+import { CAUSAL_AT, FAMILIES, USEFUL, costOf } from "./costs.mjs";
 
 export const STEP = /^ProfilerStep#(\d+)$/;
 const META_KEYS = ["roofline_recorded", "deviceProperties", "distributedInfo", "record_shapes",
@@ -155,6 +155,9 @@ export function stepEvents(w, events) {
     if (ts < lo || ts + dur > hi + 1e-3 || STEP.test(name)) continue;
     const a = e.args || {};
     const kept = { "Input Dims": a["Input Dims"], "Input type": a["Input type"] };
+    if (Array.isArray(a["Concrete Inputs"]) && CAUSAL_AT[name] !== undefined) {
+      kept["Concrete Inputs"] = a["Concrete Inputs"];   // is_causal: costs.mjs reads it
+    }
     if (typeof a.flops === "number") kept.flops = a.flops;   // torch's own count, if recorded
     out.push([name, ts, dur, kept]);
   }

@@ -30,6 +30,27 @@ const ATTENTION = set("aten::scaled_dot_product_attention " +
   "aten::_scaled_dot_product_flash_attention aten::_scaled_dot_product_efficient_attention " +
   "aten::_scaled_dot_product_flash_attention_for_cpu aten::_scaled_dot_product_cudnn_attention " +
   "aten::_flash_attention_forward aten::_efficient_attention_forward");
+// The fused attention backward ops: their inputs are (grad_out, query, key, value, out, …).
+const ATTENTION_BACKWARD = set("aten::_scaled_dot_product_flash_attention_for_cpu_backward " +
+  "aten::_scaled_dot_product_flash_attention_backward " +
+  "aten::_scaled_dot_product_efficient_attention_backward " +
+  "aten::_scaled_dot_product_cudnn_attention_backward aten::_flash_attention_backward " +
+  "aten::_efficient_attention_backward");
+// Where each attention op's is_causal flag sits among its inputs (its "Concrete Inputs"), from
+// the op's schema in torch's native_functions.yaml.
+export const CAUSAL_AT = {
+  "aten::scaled_dot_product_attention": 5,
+  "aten::_scaled_dot_product_flash_attention": 4,
+  "aten::_scaled_dot_product_flash_attention_for_cpu": 4,
+  "aten::_scaled_dot_product_efficient_attention": 6,
+  "aten::_scaled_dot_product_cudnn_attention": 6,
+  "aten::_flash_attention_forward": 8,
+  "aten::_efficient_attention_forward": 10,
+  "aten::_scaled_dot_product_flash_attention_for_cpu_backward": 7,
+  "aten::_scaled_dot_product_flash_attention_backward": 11,
+  "aten::_scaled_dot_product_efficient_attention_backward": 9,
+  "aten::_flash_attention_backward": 11,
+};
 const NORMS = { "aten::layer_norm": "layernorm", "aten::native_layer_norm": "layernorm",
                 "aten::rms_norm": "rmsnorm", "aten::_fused_rms_norm": "rmsnorm" };
 const SOFTMAX = set("aten::softmax aten::_softmax aten::log_softmax aten::_log_softmax " +
@@ -144,14 +165,33 @@ function matmul(terms, name, ts) {
   return gemmCost(terms, a[a.length - 2], w[w.length - 1], a[a.length - 1], batch, b);
 }
 
-function attention(terms, ts) {
-  if (ts.length < 3 || ts.slice(0, 3).some(([d]) => d.length !== 4)) return null;
-  const [[q, b], [k], [v]] = ts;
+// Whether an attention op ran causal (its is_causal input was True).
+function causal(name, args) {
+  const at = CAUSAL_AT[name], ci = args["Concrete Inputs"];
+  return at !== undefined && Array.isArray(ci) && String(ci[at]) === "True";
+}
+
+// Fused attention. Causal: FlashAttention computes only the blocks on or below the diagonal, so
+// the score matrix's FLOPs (its products and its softmax) are counted half — what ran, where the
+// lesson's MFU convention counts them whole; Q, K, V and O are still each read or written once.
+// Backward: the lesson's FlashAttention convention (model/kernels.py): 2.5 × the forward's matrix
+// FLOPs (it recomputes QKᵀ), of which 2 × are useful, and the softmax's FLOPs again; its bytes
+// twice the forward's (it reads Q, K, V, O and dO and writes dQ, dK and dV: eight tensors of the
+// forward's shapes against four).
+function attention(terms, name, ts, args, backward) {
+  const qkv = backward ? ts.slice(1, 4) : ts.slice(0, 3);
+  if (qkv.length < 3 || qkv.some(([d]) => d.length !== 4)) return null;
+  const [[q, b], [k], [v]] = qkv;
   const op = model(terms, "attention_fused", { batch: q[0], heads: q[1], kv_heads: k[1],
     head_dim: q[3], q_len: q[2], kv_len: k[2], b, v_head_dim: v[3] });
-  // useful: the two matrix products (QK^T and S·V), not the softmax between them
-  const useful = 2 * q[0] * q[1] * q[2] * k[2] * (q[3] + v[3]);
-  return cost("attention", op.flops, op.bytes, useful, "model.attention_fused");
+  const half = causal(name, args) ? 0.5 : 1;
+  // the two matrix products (QK^T and S·V), not the softmax between them
+  const matrix = 2 * q[0] * q[1] * q[2] * k[2] * (q[3] + v[3]);
+  const softmax = op.flops - matrix;
+  const basis = `model.attention_fused${half < 1 ? ", causal" : ""}` +
+    (backward ? ", FlashAttention backward" : "");
+  if (!backward) return cost("attention", half * op.flops, op.bytes, half * matrix, basis);
+  return cost("attention", half * (2.5 * matrix + softmax), 2 * op.bytes, half * 2 * matrix, basis);
 }
 
 function elementwise(terms, name, ts) {
@@ -187,7 +227,8 @@ export function costOf(name, args, hasChildren, terms) {
   const s = short(name);
   if (WRAPPERS.has(name) && hasChildren) return null;   // its children carry its cost
   if (MATMUL.has(name)) return matmul(terms, name, ts);
-  if (ATTENTION.has(name)) return attention(terms, ts);
+  if (ATTENTION.has(name)) return attention(terms, name, ts, args || {}, false);
+  if (ATTENTION_BACKWARD.has(name)) return attention(terms, name, ts, args || {}, true);
   if (name in NORMS && ts.length) {
     const d0 = ts[0][0];
     const op = model(terms, NORMS[name], { rows: numel(d0.slice(0, -1)), d: d0[d0.length - 1],

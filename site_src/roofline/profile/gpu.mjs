@@ -19,7 +19,7 @@
 //     the chip's peak for it; kernels with no priced op are listed, never guessed.
 // Every waterfall's parts are computed separately and must sum to the step within 1 % (thrown
 // otherwise: a bug stays a bug).
-import { costOf, USEFUL } from "./costs.mjs";
+import { CAUSAL_AT, costOf, USEFUL } from "./costs.mjs";
 import { ADVICE, STEP, stepTree } from "./analyse.mjs";
 
 const GPU_CATS = new Set(["kernel", "gpu_memcpy", "gpu_memset"]);
@@ -100,6 +100,9 @@ export function gpuStepEvents(parts, w, events) {
       const name = String(e.name ?? "");
       if (STEP.test(name)) continue;
       const kept = { "Input Dims": a["Input Dims"], "Input type": a["Input type"] };
+    if (Array.isArray(a["Concrete Inputs"]) && CAUSAL_AT[name] !== undefined) {
+      kept["Concrete Inputs"] = a["Concrete Inputs"];   // is_causal: costs.mjs reads it
+    }
       parts.ops.push([name, ts, dur, e.tid ?? null, a["External id"] ?? null, kept]);
     }
   }
