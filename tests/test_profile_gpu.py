@@ -233,3 +233,17 @@ def test_the_js_sweep_and_union_agree_with_python_on_a_real_step(traces):
     parts = call(GPU, "sweep", [[a, b, "nccl" if "nccl" in e["name"].lower() else "other"]
                                 for (a, b), e in zip(ivs, ks)], ["other", "nccl"])
     assert parts["other"] + parts["nccl"] == pytest.approx(union_us(ks), rel=1e-12)
+
+
+def test_a_step_range_is_one_window_from_the_first_start_to_the_last_end(traces):
+    # HTA keeps every step but the last; --step 550-553 is the same window here
+    path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
+    doc = raw(path)
+    r = report(path, "550-553")
+    ks = [e for n in range(550, 554) for e in step_kernels(doc, f"ProfilerStep#{n}")]
+    span = max(e["ts"] + e["dur"] for e in ks) - min(e["ts"] for e in ks)
+    assert r["step"] == "ProfilerStep#550–#553"
+    assert r["wall_s"] == pytest.approx(span * 1e-6, rel=1e-12)
+    assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
+    with pytest.raises(RooflineError, match=r"no ProfilerStep#549-553; the trace has steps 550"):
+        report(path, "549-553")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from roofline.cli._common import add_format, positive_int, terminal_columns, wrap, write
@@ -16,12 +17,13 @@ from roofline.render.table import Column, Table
 
 
 def step_arg(text: str) -> int | str:
-    if text == "all":
+    if text == "all" or re.fullmatch(r"\d+-\d+", text):
         return text
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a step number or 'all', got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a step number, N-M or 'all', got {text!r}") \
+            from None
 
 
 def add_parser(sub) -> None:
@@ -36,9 +38,9 @@ def add_parser(sub) -> None:
                        "job.")
     p.add_argument("trace", type=Path, nargs="+", metavar="TRACE|DIR",
                    help="the trace (.json or .json.gz), or a folder of per-rank traces")
-    p.add_argument("--step", type=step_arg, metavar="N|all",
-                   help="which ProfilerStep#N (default: the last one that ran kernels); all: "
-                        "the whole trace")
+    p.add_argument("--step", type=step_arg, metavar="N|N-M|all",
+                   help="which ProfilerStep#N (default: the last one that ran kernels); N-M: "
+                        "steps N to M as one window; all: the whole trace")
     p.add_argument("--rank", type=int, metavar="R",
                    help="with a folder: the whole report of rank R (default: the table of "
                         "every rank)")

@@ -117,7 +117,8 @@ export function finishSurvey(s) {
 
 const stepNumbers = (info) => Object.keys(info.steps).map(Number).sort((a, b) => a - b);
 
-// The window of step `step` (null: the last), or { error, field }.
+// The window of step `step` (null: the last; "all": the whole trace; "N-M": steps N to M), or
+// { error, field }.
 export function pickStep(info, step = null) {
   const numbers = stepNumbers(info);
   if (step === "all") {
@@ -133,6 +134,17 @@ export function pickStep(info, step = null) {
     const [lo, hi] = info.span;
     return { name: "the whole trace", ts: lo ?? 0, dur: (hi ?? 0) - (lo ?? 0), tid: null,
              whole: true };
+  }
+  const range = typeof step === "string" ? /^(\d+)-(\d+)$/.exec(step) : null;
+  if (range) {   // steps N to M, one window from N's start to M's end
+    const [lo, hi] = [Number(range[1]), Number(range[2])];
+    const missing = [lo, hi].find((k) => !numbers.includes(k));
+    if (missing !== undefined || lo > hi) {
+      return { error: `no ProfilerStep#${missing ?? lo}-${hi}; the trace has steps ` +
+                      numbers.join(", "), field: "step" };
+    }
+    const a = info.steps[lo], b = info.steps[hi];
+    return { name: `ProfilerStep#${lo}–#${hi}`, ts: a.ts, dur: b.ts + b.dur - a.ts, tid: a.tid };
   }
   const n = step === null ? numbers[numbers.length - 1] : step;
   if (!numbers.includes(n)) {
