@@ -131,7 +131,11 @@ class Accelerator:
 
     @property
     def vector_peak(self) -> Peak | None:
-        """The fp32 (or first) vector roof: CUDA-core math in fp32."""
+        """The fp32 (or first) vector roof: CUDA-core math in fp32. fp32 first, because a chip
+        without FP64 tensor cores (V100) has a vector fp64 peak too, listed before fp32."""
+        fp32 = self.peaks.get("fp32")
+        if fp32 is not None and fp32.unit == "vector":
+            return fp32
         return next((p for p in self.peaks.values() if p.unit == "vector"), None)
 
     def vector_peak_for(self, precision: str) -> Peak | None:
