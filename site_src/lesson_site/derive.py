@@ -192,7 +192,9 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
     cfg = get_model(model)
     named = [ctx.hw(h) for h in TOKENS_HW] + [a for a in _fp8_not_double(ctx)
                                              if a.id not in TOKENS_HW]
-    rest = [a for a in ctx.catalog if a not in named]
+    # A chip without a bf16 peak (V100: FP16 tensor cores) has no row; the summary names it.
+    rest = [a for a in ctx.catalog if a not in named and "bf16" in a.peaks]
+    without = [a.name for a in ctx.catalog if "bf16" not in a.peaks]
 
     def rows_for(chips) -> list[list[str]]:
         rows = []
@@ -220,7 +222,9 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
             "(— = none); <strong>8-bit weights</strong>: int8 or fp8 weights, bf16 compute."
             "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows_for(named), label=label, css_class="rl-tokens")
-            + rest_details(f"The other {len(rest):,} chips of the catalog",
+            + rest_details(f"The other {len(rest):,} chips of the catalog"
+                           + (f" (no bf16 peak, so no row: {', '.join(without)})"
+                              if without else ""),
                            html_table(cols, rows_for(rest), label=f"{label}: the other chips",
                                       css_class="rl-tokens")))
 

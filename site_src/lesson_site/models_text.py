@@ -36,7 +36,7 @@ def running_comparison(ctx: Context, phase: str):
 def which_chip(ctx: Context, *, phase: str) -> str:
     c = running_comparison(ctx, phase)
     t = compare_table(c)
-    left = ", ".join(h for h, _ in c.skipped)
+    left = ", ".join(f"{h} ({why})" for h, why in c.skipped)
     return (f"\n*{html.escape(t.caption)}" + (f" Left out: {left}." if left else "")
             + "*\n{: .rl-caption }\n\n"
             + table_html(t, label=f"Which chip: {c.model.name}, {PHASES[phase]}",

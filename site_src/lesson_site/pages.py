@@ -127,11 +127,16 @@ def hardware_summary(ctx: Context) -> str:
     def row(acc) -> list[str]:
         def peak(p: str) -> str:
             return fmt.num(acc.peak_flops_per_s(p) / 1e12, 3) if p in acc.peaks else "—"
-        return [f'<a href="#{acc.id}">{html.escape(acc.name)}</a>', peak("bf16"),
+        # A chip without BF16 tensor math (V100: FP16 only) says what it has instead, so its
+        # row does not read as a chip without tensor cores.
+        p = "bf16" if "bf16" in acc.peaks else _instead_of_bf16(acc)
+        bf16, ridge = (peak(p), fmt.num(acc.ridge_flops_per_byte(p), 3)) if p else ("—", "—")
+        if p and p != "bf16":
+            bf16, ridge = f"— ({p.upper()} {bf16})", f"— ({p.upper()} {ridge})"
+        return [f'<a href="#{acc.id}">{html.escape(acc.name)}</a>', bf16,
                 peak("fp8"), fmt.memory(acc.hbm.capacity_bytes),
-                fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s),
-                fmt.num(acc.ridge_flops_per_byte("bf16"), 3) if "bf16" in acc.peaks
-                else "—", f"{acc.tdp_w:,.0f} W" if acc.tdp_w else "—"]
+                fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s), ridge,
+                f"{acc.tdp_w:,.0f} W" if acc.tdp_w else "—"]
     # The chips the lesson uses first; the rest of the catalog collapsed below them, so a
     # phone's cards are a screen, not three (print and no-JS readers get every row).
     named = [ctx.hw(h) for h in TOKENS_HW]
@@ -146,6 +151,11 @@ def hardware_summary(ctx: Context) -> str:
                            html_table(cols, [row(a) for a in rest],
                                       label="Accelerators compared: the other chips",
                                       css_class="rl-hw")))
+
+
+def _instead_of_bf16(acc) -> str | None:
+    """The tensor precision a chip without a BF16 peak has in its place (V100: fp16), if any."""
+    return "fp16" if "bf16" not in acc.peaks and "fp16" in acc.peaks else None
 
 
 def _src(key: str) -> str:
@@ -179,7 +189,7 @@ def hardware_details(ctx: Context) -> str:
                         if p.precision in PRECISION_ORDER else 99):
             peaks.append([p.precision, p.unit, fmt.tflops(p.flops_per_s),
                           fmt.num(acc.ridge_flops_per_byte(p.precision)), p.basis,
-                          _src(p.source)])
+                          _src(p.source), html.escape(p.note)])
         # The two tables per chip open on demand: the summary above is the comparison, this
         # is the reference (28 tables made a 17,000 px wall).
         out.append(f'<details class="rl-more"><summary>{html.escape(acc.name)}: '
@@ -188,7 +198,8 @@ def hardware_details(ctx: Context) -> str:
         out.append(html_table(
             [HtmlColumn("Precision", priority=1), HtmlColumn("Unit", priority=2),
              HtmlColumn("Peak", "right", 1), HtmlColumn("Ridge (FLOP/byte of HBM)", "right", 1),
-             HtmlColumn("Basis", priority=2), HtmlColumn("Source", priority=2)],
+             HtmlColumn("Basis", priority=2), HtmlColumn("Source", priority=2),
+             HtmlColumn("Note", priority=2, wrap=True)],
             peaks, label=f"{acc.name}: peaks and ridges"))
         tiers = []
         for t in acc.tiers:
@@ -224,6 +235,13 @@ def ridge_charts(ctx: Context):
     y_range = (min(100.0, min(ridges) * 0.8), max(1000.0, max(ridges) * 1.25))
     desc = "; ".join(f"{a.name}: {fmt.bandwidth(a.hbm_bandwidth_bytes_per_s)}, ridge "
                      f"{fmt.num(r, 3)} FLOP/byte" for a, r in zip(accs, ridges))
+    without = [a.name for a in ctx.catalog if "bf16" not in a.peaks]
+    desc += f". Not drawn (no BF16 peak): {', '.join(without)}" if without else ""
+    # Chips with the same HBM and the same BF16 peak (H100 SXM and H800) share one dot and
+    # one label: two labels on one dot would leave the second beside another chip's dot.
+    at: dict[tuple[float, float], list] = {}
+    for a, b, r in zip(accs, bws, ridges):
+        at.setdefault((b, r), []).append(a)
 
     def chart(width: int, height: int, font: float) -> svgchart.LogLogChart:
         return svgchart.LogLogChart(
@@ -232,20 +250,25 @@ def ridge_charts(ctx: Context):
             y_tick=lambda v: f"{v:g}", font=font, y_ticks=(100, 200, 300, 500, 1000),
             x_ticks=tuple(v for v in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20)
                           if x_range[0] <= v <= x_range[1]),
-            points=[svgchart.Point(b, r, short_name(a.name), title=f"{a.name}: "
-                                   f"{fmt.bandwidth(a.hbm_bandwidth_bytes_per_s)}, ridge "
-                                   f"{fmt.num(r, 3)}") for a, b, r in zip(accs, bws, ridges)])
+            points=[svgchart.Point(b, r, " / ".join(short_name(a.name) for a in same),
+                                   title=f"{' / '.join(a.name for a in same)}: "
+                                   f"{fmt.bandwidth(same[0].hbm_bandwidth_bytes_per_s)}, "
+                                   f"ridge {fmt.num(r, 3)}")
+                    for (b, r), same in at.items()])
     return chart(760, 440, 13), chart(380, 420, 11), desc
 
 
 def _ridge_chart(ctx: Context) -> str:
     w, n, desc = ridge_charts(ctx)
-    wide = w.svg(title="BF16 ridge against HBM bandwidth, every accelerator", desc=desc,
-                 uid="rl-ridge-bw")
+    without = [a.name for a in ctx.catalog if "bf16" not in a.peaks]
+    wide = w.svg(title="BF16 ridge against HBM bandwidth, every accelerator"
+                 + (" with a BF16 peak" if without else ""), desc=desc, uid="rl-ridge-bw")
     narrow = n.svg(title="BF16 ridge against HBM bandwidth", desc=desc, uid="rl-ridge-bw-n")
     cap = ("Where each chip's ridge sits: an op needs at least this many FLOPs per byte of HBM "
            "traffic to be compute-bound in bf16. Faster memory lowers the bar; faster tensor "
-           "cores raise it.")
+           "cores raise it."
+           + (f" Not drawn, having no BF16 tensor math: {', '.join(without)}." if without
+              else ""))
     return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
 
 

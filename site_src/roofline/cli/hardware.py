@@ -10,9 +10,11 @@ from roofline.model.catalog import default_catalog
 from roofline.render.tables import hardware_records, hardware_table
 from roofline.cli._common import add_catalog, add_format, terminal_columns, write
 
-# Least needed first: a table too wide for the terminal leaves these out, in this order.
-DROP = ("compute_units", "tdp_w", "tf32_flops_per_s", "fp64_flops_per_s", "fp4_flops_per_s",
-        "fp32_flops_per_s", "ridge_bf16_flops_per_byte")
+# Least needed first: a table too wide for the terminal leaves these out, in this order, after
+# any column empty in every row shown (one V100 has no BF16, FP8 or FP4 column to keep, and
+# keeps its FP16 one; FP16 is only given for chips without BF16 tensor math).
+DROP = ("compute_units", "tdp_w", "fp16_flops_per_s", "tf32_flops_per_s", "fp64_flops_per_s",
+        "fp4_flops_per_s", "fp32_flops_per_s", "ridge_bf16_flops_per_byte")
 
 
 def add_parser(sub) -> None:
@@ -33,10 +35,12 @@ def run(args: argparse.Namespace) -> int:
                          ensure_ascii=False) + "\n")
     else:
         table = hardware_table(catalog).filtered(lambda r: r["id"] in ids)
+        empty = tuple(c.key for c in table.columns if all(r[c.key] is None for r in table.rows))
         caption = (f"Hardware catalog ({catalog.path.name}): {len(ids)} accelerator"
                    f"{'' if len(ids) == 1 else 's'}, one chip each, dense peaks (— = not "
                    "published).")
         write(replace(table, caption=caption).render(
-            args.format, width=terminal_columns(), wrap=("name",), drop=DROP,
+            args.format, width=terminal_columns(), wrap=("name",),
+            drop=empty + tuple(k for k in DROP if k not in empty),
             hint="--format csv or json lists every column."))
     return 0

@@ -11,7 +11,7 @@ from roofline.model.catalog import Accelerator, Catalog
 from roofline.model.maths import OpPoint
 from roofline.render.table import Column, Table
 
-PRECISION_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp8", "fp4")
+PRECISION_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 
 
 def _t(x: float) -> str:

@@ -244,10 +244,12 @@ function setIfChanged(model, prop, value) {
 function update(args, obj) {
   const { payload: P, slider, hardware, precision, presets } = args;
   const hw = P.hardware[hardware.value];
-  // The precision list follows the chip; keep the choice if this chip has it, else bf16 or first.
+  // The precision list follows the chip; keep the choice if this chip has it, else bf16, else
+  // fp16 (a V100's tensor cores, which have no bf16), else the first.
   setIfChanged(precision, "options", hw.precisions.map((p) => [p, P.precisions[p].label]));
   if (hw.peaks[precision.value] === undefined) {
-    precision.value = hw.peaks.bf16 !== undefined ? "bf16" : hw.precisions[0];
+    precision.value = ["bf16", "fp16"].find((p) => hw.peaks[p] !== undefined) ||
+      hw.precisions[0];
   }
   const prec = precision.value;
   const tokens = args.tokens ? tokensAtSlider(args.tokens.value) : null;
