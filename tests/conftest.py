@@ -450,3 +450,32 @@ def screenshot(page, name: str) -> Path:
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+# --- the real public GPU traces (tests/fixtures/gpu-traces/README.md) -------------------------
+GPU_TRACES_MANIFEST = Path(__file__).parent / "fixtures" / "gpu-traces" / "manifest.toml"
+
+
+def gpu_trace_folders() -> list[Path]:
+    """Where the real GPU traces are looked for: $ROOFLINE_GPU_TRACES, then shared/traces/gpu
+    beside the clone (CI's copy of the steering repository's shared/)."""
+    env = os.environ.get("ROOFLINE_GPU_TRACES")
+    return ([Path(env)] if env else []) + [ROOT.parent / "shared" / "traces" / "gpu"]
+
+
+@pytest.fixture(scope="session")
+def gpu_traces() -> Path:
+    """The folder of the manifest's traces, each checked against its SHA-256; the test skips,
+    saying where it looked, where they are not."""
+    import hashlib
+    import tomllib
+    entries = tomllib.loads(GPU_TRACES_MANIFEST.read_text())["trace"]
+    for folder in gpu_trace_folders():
+        if (folder / entries[0]["file"]).is_file():
+            for t in entries:
+                digest = hashlib.sha256((folder / t["file"]).read_bytes()).hexdigest()
+                assert digest == t["sha256"], f"{folder / t['file']} is not the manifest's file"
+            return folder
+    pytest.skip("the real GPU traces are not here (looked in: "
+                f"{', '.join(map(str, gpu_trace_folders()))}; "
+                "tests/fixtures/gpu-traces/README.md)")

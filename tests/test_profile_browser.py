@@ -113,3 +113,37 @@ def test_a_dropped_measurement_moves_the_trace_onto_its_roofline(built_site, tab
     assert _choose(page, root, mine, TRACES / "torch-cpu-decode.json.gz") == "shown"
     text = root.locator(".rl-profile-report").inner_text()
     assert "Roofline: A slower CPU," in text and re.search(r"\b10 GB/s", text), text
+
+
+def test_a_dropped_gpu_trace_gives_the_report_the_cli_computes(built_site, tab_pool,
+                                                                 gpu_traces):
+    # the browser runs gpu.mjs on the file it streams; the Python host runs the same module on
+    # the events it streams: the two reports' markup is the same
+    from roofline.profile.analyse import report
+    from roofline.render.jsengine import call
+    from roofline.widgets.profile.block import JS
+    page, root, sent = _open(built_site, tab_pool)
+    before = len(sent)
+    path = gpu_traces / "hta-mi250-minitoy-train.json.gz"
+    assert _choose(page, root, path) == "shown", root.inner_text()
+    dropped = _report(page, root.locator(".rl-profile-report"))
+    # (the browser's serialisation of the CLI's markup: &quot; and &#x27; come back as quotes)
+    want = page.evaluate("h => { const d = document.createElement('div'); d.innerHTML = h; "
+                         "return d.innerHTML.trim(); }", call(JS, "reportHtml", report(path)))
+    assert dropped == want
+    assert "AMD Instinct MI250 (one GCD)" in dropped
+    assert _made(page, sent[before:]) == [], "reading a trace made a request"
+
+
+def test_dropped_ranks_without_a_chip_ask_for_one_then_merge(built_site, tab_pool, gpu_traces):
+    from roofline.profile.ranks import ranks
+    page, root, _ = _open(built_site, tab_pool)
+    files = [gpu_traces / f"hta-sampled-rank-{i}-of-128.json.gz" for i in (0, 1)]
+    assert _choose(page, root, *files) == "error"
+    assert "no deviceProperties" in root.locator(".rl-drop-status").inner_text()
+    root.locator("select[name=chip]").select_option("a100-sxm-80gb")
+    page.wait_for_function("el => el.getAttribute('data-rl-drop-state') === 'shown'",
+                           arg=root.element_handle())
+    m = ranks(files, hardware="a100-sxm-80gb")
+    text = root.locator(".rl-profile-report").inner_text()
+    assert f"the slowest is rank {m['slowest']}" in text and "2 ranks" in text

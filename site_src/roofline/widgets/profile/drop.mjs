@@ -45,14 +45,15 @@ export async function readTrace(file, onChunk) {
 // The report of a GPU trace's step (null: the last that ran kernels) on its chip's roofline: the
 // chip from the trace's deviceProperties, or `chipId` (the reader's choice), or { error, field }.
 async function analyseGpu(file, info, P, step, chipId) {
-  let id = chipId;
+  let id = chipId, found = null;
   if (!id) {
-    const found = chipFor(info.meta.deviceProperties, P.devices);
+    found = chipFor(info.meta.deviceProperties, P.devices);
     if (found.error) return found;
     id = found.chip;
   }
+  // the same words as roofline profile's (analyse.py gpu_analyse)
   const chip = { ...P.chips[id], source: chipId ? `chosen: ${chipId}`
-    : `deviceProperties "${info.meta.deviceProperties[0].name}"` };
+    : `deviceProperties "${info.meta.deviceProperties[0].name}": ${found.rule}` };
   const tries = step !== null ? [step]
     : Object.keys(info.steps).map(Number).sort((a, b) => b - a);
   if (!tries.length) tries.push(null);
