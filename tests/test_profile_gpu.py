@@ -6,6 +6,8 @@ repository); without them those tests skip, saying where they looked."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import gzip
 import json
 import re
@@ -16,7 +18,8 @@ import pytest
 from roofline import cli
 from roofline.errors import RooflineError
 from roofline.profile import kinds
-from roofline.profile.analyse import GPU, report
+from roofline.profile.analyse import GPU
+from roofline.profile.analyse import report as _report
 from roofline.profile.ranks import ranks
 from roofline.render.jsengine import call
 
@@ -27,8 +30,20 @@ def traces(gpu_traces) -> Path:
     return gpu_traces
 
 
-def raw(path: Path) -> dict:
+@functools.lru_cache(maxsize=None)
+def report(path: Path, step=None, hardware=None) -> dict:
+    """A trace's report, computed once per run (the tests only read it)."""
+    return _report(path, step, hardware=hardware)
+
+
+@functools.lru_cache(maxsize=None)
+def _raw(path: Path) -> dict:
     return json.loads(gzip.decompress(path.read_bytes()))
+
+
+def raw(path: Path) -> dict:
+    """A trace's JSON, decoded once per run (a test that edits it takes a copy)."""
+    return copy.deepcopy(_raw(path))
 
 
 def step_kernels(doc: dict, step: str) -> list[dict]:
@@ -94,6 +109,7 @@ def test_bad_rule_files_name_the_file_entry_and_field(tmp_path):
 
 
 # --- real traces --------------------------------------------------------------------------------
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_a100_rank0_time_account_by_hand(traces):
     path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
     doc = raw(path)
@@ -117,6 +133,7 @@ def test_a100_rank0_time_account_by_hand(traces):
     assert a["idle_host_s"] + a["idle_other_s"] == pytest.approx(a["idle_s"], rel=1e-9)
 
 
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_sampled_rank_matmul_flops_and_tf32_by_hand(traces):
     path = traces / "hta-sampled-rank-0-of-128.json.gz"
     r = report(path, hardware="a100-sxm-80gb")
@@ -136,6 +153,7 @@ def test_sampled_rank_matmul_flops_and_tf32_by_hand(traces):
     assert r["mfu"] == pytest.approx(r["useful_flops"] / (r["wall_s"] * 156e12), rel=1e-9)
 
 
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_mi250_is_one_gcd_and_a_rocm_trace(traces):
     path = traces / "hta-mi250-minitoy-train.json.gz"
     r = report(path)
@@ -146,6 +164,7 @@ def test_mi250_is_one_gcd_and_a_rocm_trace(traces):
     assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
 
 
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_a_trace_without_shapes_gets_its_time_account(traces, capsys):
     path = traces / "hta-v100-32gb-noshapes.json.gz"
     assert cli.main(["profile", str(path)]) == 0
@@ -157,6 +176,7 @@ def test_a_trace_without_shapes_gets_its_time_account(traces, capsys):
     assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
 
 
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_many_ranks_merge_and_name_the_slowest(traces, capsys):
     files = [traces / "hta-sampled-rank-0-of-128.json.gz",
              traces / "hta-sampled-rank-1-of-128.json.gz"]
@@ -178,6 +198,7 @@ def test_many_ranks_merge_and_name_the_slowest(traces, capsys):
 
 @pytest.mark.parametrize("case", ["unknown-device", "world-sizes", "truncated-rank",
                                   "old-format", "no-device"])
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_bad_gpu_input_is_one_line_and_exit_2(traces, tmp_path, capsys, case):
     a100 = traces / "hta-a100-80gb-rank0-of-16.json.gz"
     r0, r1 = (traces / f"hta-sampled-rank-{i}-of-128.json.gz" for i in (0, 1))
@@ -210,6 +231,7 @@ def test_bad_gpu_input_is_one_line_and_exit_2(traces, tmp_path, capsys, case):
     assert re.search(message, err), err
 
 
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_the_js_sweep_and_union_agree_with_python_on_a_real_step(traces):
     path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
     ks = step_kernels(raw(path), "ProfilerStep#554")
@@ -221,6 +243,7 @@ def test_the_js_sweep_and_union_agree_with_python_on_a_real_step(traces):
     assert parts["other"] + parts["nccl"] == pytest.approx(union_us(ks), rel=1e-12)
 
 
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
 def test_a_step_range_is_one_window_from_the_first_start_to_the_last_end(traces):
     # HTA keeps every step but the last; --step 550-553 is the same window here
     path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
@@ -233,3 +256,26 @@ def test_a_step_range_is_one_window_from_the_first_start_to_the_last_end(traces)
     assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
     with pytest.raises(RooflineError, match=r"no ProfilerStep#549-553; the trace has steps 550"):
         report(path, "549-553")
+
+
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
+@pytest.mark.parametrize("name, hardware", [
+    ("hta-a100-80gb-rank0-of-16.json.gz", None), ("hta-sampled-rank-0-of-128.json.gz", "a100-sxm-80gb"),
+    ("hta-sampled-rank-1-of-128.json.gz", "a100-sxm-80gb"), ("hta-mi250-minitoy-train.json.gz", None),
+    ("hta-v100-32gb-noshapes.json.gz", None), ("hta-a100-alexnet-noshapes.json.gz", None),
+    ("hta-a100-triton.json.gz", None)])
+def test_every_trace_s_span_busy_and_kernels_by_hand(traces, name, hardware):
+    # three figures of each committed GPU trace from its raw events: the step's GPU time (first
+    # start to last end), busy (the union over streams) and the number of kernels
+    path = traces / name
+    doc = raw(path)
+    r = report(path, hardware=hardware)
+    if r["step"] == "the whole trace":   # no ProfilerStep: every GPU event
+        ks = [e for e in doc["traceEvents"] if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    else:
+        ks = step_kernels(doc, r["step"])
+    span = max(e["ts"] + e["dur"] for e in ks) - min(e["ts"] for e in ks)
+    assert r["wall_s"] == pytest.approx(span * 1e-6, rel=1e-12)
+    assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
+    assert r["account"]["launch"]["kernels"] == sum(e["cat"] == "kernel" for e in ks)
+    assert sum(w["time_s"] for w in r["waterfall"]) == pytest.approx(r["wall_s"], rel=1e-2)
