@@ -199,7 +199,7 @@ def hardware_details(ctx: Context) -> str:
             [HtmlColumn("Precision", priority=1), HtmlColumn("Unit", priority=2),
              HtmlColumn("Peak", "right", 1), HtmlColumn("Ridge (FLOP/byte of HBM)", "right", 1),
              HtmlColumn("Basis", priority=2), HtmlColumn("Source", priority=2),
-             HtmlColumn("Note", priority=2, wrap=True)],
+             HtmlColumn("Note", priority=3, wrap=True)],
             peaks, label=f"{acc.name}: peaks and ridges"))
         tiers = []
         for t in acc.tiers:
