@@ -213,27 +213,6 @@ def test_the_terms_refuse_a_kernel_list_they_cannot_express(monkeypatch):
         s.coefficients(get_model("llama-2-7b"), 2.0)
 
 
-def test_the_terms_solve_gives_numpy_s_floats_for_every_bundled_model(monkeypatch):
-    """serving._solve (plain Python, so a build never imports numpy) against
-    numpy.linalg.solve on every system the bundled models pose, dense and MoE: bit for bit."""
-    import numpy as np
-
-    from roofline.model.hfconfig import bundled_models
-    real, seen = serving._solve, []
-
-    def compare(cfg, values, touched):
-        ours = real(cfg, values, touched)
-        fit = serving.FIT_AT if touched else serving.FIT_AT[:2] + serving.FIT_AT[3:]
-        a = np.array([serving._basis(cfg, b, c, touched) for b, c in fit])
-        assert ours == [float(v) for v in np.linalg.solve(a, np.array(values, float))]
-        seen.append(touched)
-        return ours
-    monkeypatch.setattr(serving, "_solve", compare)
-    for cfg in bundled_models().values():
-        serving.coefficients(cfg, 2.0)
-    assert len(seen) > 1000 and any(seen) and not all(seen)  # MoE systems (4×4) among them
-
-
 def test_seeded_a_singular_fit_is_refused_by_name(monkeypatch):
     monkeypatch.setattr(serving, "FIT_AT", ((1, 1024), (1, 1024), (3, 1024), (1, 1024)))
     with pytest.raises(AssertionError, match="do not determine the terms"):

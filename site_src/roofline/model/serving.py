@@ -25,6 +25,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numpy as np
+
 from roofline.model.kernels import step_kernels
 from roofline.model.memory import inference_working_bytes, kv_cache_bytes
 from roofline.model.transformer import TransformerConfig
@@ -59,28 +61,15 @@ def _basis(cfg: TransformerConfig, batch: int, ctx: int, touched: bool) -> list[
 
 
 def _solve(cfg, values: list[float], touched: bool) -> list[float]:
-    """The terms at FIT_AT that give `values`: Gaussian elimination with partial pivoting, in
-    LAPACK's order of operations (numpy.linalg.solve's; the site came out byte-identical), in
-    plain Python: a 3×3 or 4×4 system needs no numpy, whose import would cost a build more."""
+    """The terms at FIT_AT that give `values`; fit points that do not determine them are a
+    bug here, raised by name."""
     points = FIT_AT if touched else (FIT_AT[0], FIT_AT[1], FIT_AT[3])
-    a = [_basis(cfg, b, c, touched) for b, c in points]
-    y = [float(v) for v in values]
-    n = len(a)
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))  # the first largest
-        if a[pivot][col] == 0:
-            raise AssertionError(f"{cfg.name}: the fit points {points} do not determine the terms")
-        a[col], a[pivot], y[col], y[pivot] = a[pivot], a[col], y[pivot], y[col]
-        for r in range(col + 1, n):
-            f = a[r][col] / a[col][col]
-            a[r] = a[r][:col] + [x - f * u for x, u in zip(a[r][col:], a[col][col:])]
-            y[r] -= f * y[col]
-    x = [0.0] * n
-    for j in reversed(range(n)):  # back substitution, column by column
-        x[j] = y[j] / a[j][j]
-        for i in range(j):
-            y[i] -= x[j] * a[i][j]
-    return x
+    a = np.array([_basis(cfg, b, c, touched) for b, c in points])
+    try:
+        return [float(v) for v in np.linalg.solve(a, np.array(values, float))]
+    except np.linalg.LinAlgError:
+        raise AssertionError(f"{cfg.name}: the fit points {points} do not determine the terms"
+                             ) from None
 
 
 def coefficients(cfg: TransformerConfig, b: float, fusions=frozenset({"flash"})
