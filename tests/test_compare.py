@@ -116,3 +116,26 @@ def test_models_command_reports_params_for_a_config_file(capsys, tmp_path):
     bundled = get_model("qwen3-30b-a3b")
     assert (row["params_total"], row["params_active"]) == (bundled.params, bundled.params_active)
     assert row["decode_weight_bytes_batch1"] < row["params_active"] * 2
+
+
+def test_a_launch_mode_adds_its_gap_per_kernel_and_the_figures_stop_being_bounds(capsys):
+    # Llama 2 7B at batch 1 on the H100: 4.589 ms of roofline time and 419 launches; as CUDA
+    # graphs (0.5 µs each) 4.589 + 0.2095 = 4.798 ms, eager (4 µs) 4.589 + 1.676 = 6.265 ms
+    cfg = get_model("llama-2-7b")
+    bg = budget(cfg, "decode", 1, 4096, CAT["h100-sxm"], "bf16", 2.0, frozenset({"flash"}))
+    assert bg.launches == 419
+    for mode, gap in ((None, 0.0), ("graphs", 0.5e-6), ("eager", 4e-6)):
+        c = compare(cfg, "decode", 1, 4096, CAT, "bf16", launch=mode)
+        row = next(r for r in c.rows if r.hardware == "h100-sxm")
+        assert row.step_time_s == bg.step_time_s + 419 * gap and c.bounds == (mode is None)
+    assert round(row.step_time_s * 1e3, 2) == 6.26
+    rc, out, _ = _run(capsys, "--model", "llama-2-7b", "--phase", "decode", "--batch", "1",
+                      "--launch", "graphs")
+    flat = " ".join(out.split())
+    assert rc == 0 and "CUDA graphs (0.5 µs per kernel)" in flat and "not bounds" in flat
+    assert "≥" not in out and "≤" not in out
+    rc, out, _ = _run(capsys, "--model", "llama-2-7b", "--phase", "decode", "--batch", "1")
+    assert rc == 0 and "Step ≥" in out and "launch gaps not counted" in " ".join(out.split())
+    assert main(["compare", "--launch", "warp"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--launch" in err

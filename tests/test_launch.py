@@ -4,6 +4,8 @@ figure the budget, the lesson and the roofline widget's payload all use."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from roofline.errors import RooflineError
@@ -93,3 +95,36 @@ def test_bad_overhead_data_names_its_field(tmp_path):
         bad.write_text(good.replace(old, new), encoding="utf-8")
         with pytest.raises(RooflineError, match=field.replace(".", r"\.")):
             launch.load_launch(bad)
+
+
+def test_the_graphs_gap_is_a_data_entry_that_must_agree_with_what_was_measured(tmp_path):
+    """[launch.graphs] is 3.4 µs − 2.9 µs = 0.5 µs per kernel (CUDAGRAPHS); seeded: an entry of
+    0.4 µs is refused in one line naming the field."""
+    o = launch.load_launch()
+    assert o.mode_seconds("graphs") == 5e-7 and o.graphs_basis == "derived"
+    assert o.mode_seconds("eager") == o.seconds == 4e-6
+    with pytest.raises(RooflineError, match="unknown launch mode"):
+        o.mode_seconds("warp")
+    bad = tmp_path / "overhead.toml"
+    bad.write_text(launch.OVERHEAD_PATH.read_text(encoding="utf-8")
+                   .replace("seconds = 5e-7", "seconds = 4e-7"), encoding="utf-8")
+    with pytest.raises(RooflineError, match=r"graphs\.seconds") as e:
+        launch.load_launch(bad)
+    assert "\n" not in str(e.value)
+
+
+def test_cli_budget_says_its_launch_mode_and_takes_graphs(capsys):
+    from roofline.cli import main
+    assert main(["budget", "--phase", "decode", "--format", "json"]) == 0
+    a = json.loads(capsys.readouterr().out)["assumptions"]
+    assert (a["launch_mode"], a["launch_overhead_s"]) == ("eager", 4e-6)
+    assert main(["budget", "--phase", "decode", "--launch", "graphs", "--format", "json"]) == 0
+    a = json.loads(capsys.readouterr().out)["assumptions"]
+    assert (a["launch_mode"], a["launch_overhead_s"]) == ("graphs", 5e-7)
+    assert main(["budget", "--phase", "decode", "--launch", "graphs"]) == 0
+    assert "launches: CUDA graphs (0.5 µs per kernel)" in " ".join(capsys.readouterr().out.split())
+    assert main(["budget", "--launch-overhead", "1e-6", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["assumptions"]["launch_mode"] == "given"
+    assert main(["budget", "--launch", "graphs", "--launch-overhead", "1e-6"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--launch" in err

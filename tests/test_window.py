@@ -5,7 +5,8 @@ from roofline.model.serving's terms, held to two derivations done here without e
 2. from the budget's own decode kernel list (roofline.model.budget), batch by batch.
 
 Worked examples: Llama 2 7B (dense, MHA) and Qwen3-30B-A3B (MoE: 128 experts, top-8) on the
-H100 SXM in bf16 with 4,096 tokens of context, $3.00 per GPU-hour, 50 ms per token."""
+H100 SXM in bf16 with 4,096 tokens of context, $3.00 per GPU-hour, 50 ms per token, kernels
+replayed as CUDA graphs (0.5 µs per kernel, the window's default) and launched eagerly (4 µs)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from roofline import cli
 from roofline.errors import RooflineError, WidgetOptionError
 from roofline.hosts import door
 from roofline.model import serving
-from roofline.model.budget import Assumptions, budget, default_launch_overhead_s
+from roofline.model.budget import Assumptions, budget
+from roofline.model.launch import load_launch
 from roofline.model.catalog import default_catalog
 from roofline.model.memory import usable_capacity_bytes
 from roofline.model.transformer import get_model
@@ -41,9 +43,20 @@ def qwen():
     return figures(WindowSettings(model="qwen3-30b-a3b"))
 
 
-def by_budget(model: str, batch: int, ctx: int = CTX) -> dict:
+@pytest.fixture(scope="module")
+def llama_eager():
+    return figures(WindowSettings(model="llama-2-7b", launch="eager"))
+
+
+@pytest.fixture(scope="module")
+def qwen_eager():
+    return figures(WindowSettings(model="qwen3-30b-a3b", launch="eager"))
+
+
+def by_budget(model: str, batch: int, ctx: int = CTX, launch: str = "graphs") -> dict:
     """One decode step from the budget's kernels: each at max(FLOPs / peak, bytes / BW), split by
-    which binds, plus one launch gap per launch; the regime is the largest part."""
+    which binds, plus one launch gap per launch (the launch mode's, data/overhead.toml); the
+    regime is the largest part."""
     cat = default_catalog()
     hw = cat[HW]
     bu = budget(get_model(model), "decode", batch, ctx, hw, "bf16", 2.0, frozenset({"flash"}),
@@ -51,7 +64,7 @@ def by_budget(model: str, batch: int, ctx: int = CTX) -> dict:
     peak, bw = hw.peak_flops_per_s("bf16"), hw.hbm_bandwidth_bytes_per_s
     compute = sum(k.count * k.flops / peak for k in bu.kernels if k.flops / peak >= k.bytes / bw)
     memory = sum(k.count * k.bytes / bw for k in bu.kernels if k.flops / peak < k.bytes / bw)
-    launch = bu.launches * default_launch_overhead_s()
+    launch = bu.launches * load_launch().mode_seconds(launch)
     step = compute + memory + launch
     regime = ("launch" if launch >= max(memory, compute) else
               "compute" if compute > memory else "memory")
@@ -79,19 +92,59 @@ def test_llama_wall_by_hand(llama):
     assert by_budget("llama-2-7b", 33)["fits"] and not by_budget("llama-2-7b", 34)["fits"]
 
 
-def test_llama_step_by_hand(llama):
+def test_the_launch_gaps_are_the_data_file_s():
+    # graphs: the walkthrough's 3.4 µs per kernel as a graph less the kernel's 2.9 µs = 0.5 µs;
+    # eager: the round 4 µs inside its overlapped-to-synchronised range (data/overhead.toml)
+    o = load_launch()
+    assert o.mode_seconds("graphs") == 5e-7 == pytest.approx(3.4e-6 - 2.9e-6, rel=1e-9)
+    assert o.mode_seconds("eager") == 4e-6
+    assert WindowSettings().launch == "graphs"
+
+
+def test_llama_step_by_hand_in_both_launch_modes(llama, llama_eager):
     # At decode every weight but the embedding table is read once per step (the embedding reads
     # B rows): 2 B × (6,738,415,616 − 32,000 × 4,096) = 13.21 GB, plus B × 2 GiB of KV cache,
-    # over 3.35 TB/s; plus 419 launches × 4 µs = 1.676 ms. Activations add well under 1 %.
+    # over 3.35 TB/s; plus 419 launches × the mode's gap: 0.2095 ms as CUDA graphs (0.5 µs),
+    # 1.676 ms eager (4 µs). Activations add well under 1 %.
     launches = by_budget("llama-2-7b", 1)["budget"].launches
     assert launches == 419
     weights_read = 2 * (6_738_415_616 - 32_000 * 4096)
-    for batch in (1, 33):
-        hand = (weights_read + batch * 2 ** 31) / 3.35e12 + launches * 4e-6
-        got = next(p for p in llama["figures"]["series"] if p["batch"] == batch)["step_s"]
-        assert got == pytest.approx(hand, rel=5e-3), batch
-    # batch 1: (13.21 GB + 2.15 GB) / 3.35 TB/s + 1.676 ms = 6.26 ms per token
-    assert llama["figures"]["batch_one"]["step_s"] == pytest.approx(6.26e-3, abs=5e-6)
+    for figs, gap in ((llama, 0.5e-6), (llama_eager, 4e-6)):
+        assert figs["figures"]["launch_s"] == gap
+        for batch in (1, 33):
+            hand = (weights_read + batch * 2 ** 31) / 3.35e12 + launches * gap
+            got = next(p for p in figs["figures"]["series"] if p["batch"] == batch)["step_s"]
+            assert got == pytest.approx(hand, rel=5e-3), (gap, batch)
+    # batch 1: (13.21 GB + 2.15 GB) / 3.35 TB/s = 4.586 ms of roofline time, then
+    #   graphs: + 0.210 ms = 4.80 ms per token, 1 / 4.80 ms = 208 tokens/s
+    #   eager:  + 1.676 ms = 6.26 ms per token, 160 tokens/s
+    one, one_eager = llama["figures"]["batch_one"], llama_eager["figures"]["batch_one"]
+    assert one["step_s"] == pytest.approx(4.80e-3, abs=5e-6)
+    assert round(one["tokens_per_s"]) == 208 and one["regime"] == "memory"
+    assert one_eager["step_s"] == pytest.approx(6.26e-3, abs=5e-6)
+    assert round(one_eager["tokens_per_s"]) == 160 and one_eager["regime"] == "memory"
+    # the two differ by exactly the gaps: 419 × 3.5 µs
+    assert one_eager["step_s"] - one["step_s"] == pytest.approx(419 * 3.5e-6, rel=1e-9)
+
+
+def test_qwen_step_by_hand_in_both_launch_modes(qwen, qwen_eager):
+    # Batch 1 reads the attention (q 2048×4096, k and v 2048×512, o 4096×2048), the router
+    # (2048×128) and 8 of 128 experts (3 × 2048 × 768 each) in each of 48 layers, and the LM head
+    # (151,936 × 2048, untied): 3,041,656,832 parameters × 2 B = 6.083 GB, plus its KV cache
+    # 2 × 48 × 4 × 128 × 2 B × 4,096 = 0.403 GB, over 3.35 TB/s = 1.936 ms. 819 launches:
+    #   graphs: + 0.410 ms = 2.35 ms per token; memory (1.94 ms) outweighs the gaps
+    #   eager:  + 3.276 ms = 5.21 ms per token; the gaps (63 %) outweigh memory: launch-bound
+    attn = 2048 * 4096 + 2 * 2048 * 512 + 4096 * 2048
+    params = 48 * (attn + 2048 * 128 + 8 * 3 * 2048 * 768) + 151_936 * 2048
+    assert params == 3_041_656_832
+    roof = (2 * params + 2 * 48 * 4 * 128 * 2 * CTX) / 3.35e12
+    assert by_budget("qwen3-30b-a3b", 1)["budget"].launches == 819
+    one, one_eager = qwen["figures"]["batch_one"], qwen_eager["figures"]["batch_one"]
+    assert one["step_s"] == pytest.approx(roof + 819 * 0.5e-6, rel=5e-3)
+    assert one_eager["step_s"] == pytest.approx(roof + 819 * 4e-6, rel=5e-3)
+    assert round(one["step_s"] * 1e3, 2) == 2.35 and one["regime"] == "memory"
+    assert round(one_eager["step_s"] * 1e3, 2) == 5.22 and one_eager["regime"] == "launch"
+    assert [b["regime"] for b in qwen["figures"]["bands"]] == ["memory"]
 
 
 def test_llama_is_never_compute_bound_at_4096(llama):
@@ -108,16 +161,19 @@ def test_llama_is_never_compute_bound_at_4096(llama):
     assert by_budget("llama-2-7b", 4096)["regime"] == "memory"
 
 
-def test_llama_cheapest_under_50_ms(llama):
-    W = llama["figures"]
-    # the step at the wall (33) is 26.9 ms < 50 ms, so the wall binds first
-    assert W["latency_limit"] == 33 and W["best"]["batch"] == 33
-    step = by_budget("llama-2-7b", 33)["step_s"]
-    assert W["best"]["step_s"] == pytest.approx(step, rel=1e-12)
-    # $3.00 per hour ÷ 3,600 s ÷ (33 / 26.88 ms = 1,228 tokens/s) × 10^6 = $0.679 per 1M tokens
-    price = 3.00 / 3600 / (33 / step) * 1e6
-    assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
-    assert round(price, 3) == 0.679
+def test_llama_cheapest_under_50_ms(llama, llama_eager):
+    for W, launch, want in ((llama["figures"], "graphs", 0.642),
+                            (llama_eager["figures"], "eager", 0.679)):
+        # the step at the wall (33) is 25.4 ms (graphs) or 26.9 ms (eager) < 50 ms, so the wall
+        # binds first
+        assert W["latency_limit"] == 33 and W["best"]["batch"] == 33
+        step = by_budget("llama-2-7b", 33, launch=launch)["step_s"]
+        assert W["best"]["step_s"] == pytest.approx(step, rel=1e-12)
+        # $3.00 per hour ÷ 3,600 s ÷ (33 / 25.4 ms = 1,300 tokens/s) × 10^6 = $0.642 per 1M
+        # tokens as CUDA graphs; eager: 33 / 26.88 ms = 1,228 tokens/s, $0.679
+        price = 3.00 / 3600 / (33 / step) * 1e6
+        assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
+        assert round(price, 3) == want
 
 
 # ---------------------------------------------------------------- Qwen3-30B-A3B by hand
@@ -140,23 +196,22 @@ def test_qwen_moe_wall_and_experts_touched(qwen):
     assert moe.expected_experts(60) > 125
 
 
-def test_qwen_is_launch_bound_at_batch_one_and_two(qwen):
-    # At B = 1 the step reads 3.3 G active parameters' bytes (6.7 GB: 0.40 ms... of memory
-    # time per the kernel list) while its 1,060-odd launches cost 4 µs each: launch gaps are
-    # the largest part of the step. By B = 3 the experts touched (22.5 of 128 per layer) make
-    # memory the largest part.
-    W = qwen["figures"]
+def test_qwen_launched_eagerly_is_launch_bound_at_batch_one_and_two(qwen_eager):
+    # At B = 1 the step reads 3.0 G parameters' bytes (6.1 GB: 1.94 ms of memory time) while
+    # its 819 launches cost 4 µs each (3.28 ms): launch gaps are the largest part of the step.
+    # By B = 3 the experts touched (22.5 of 128 per layer) make memory the largest part.
+    W = qwen_eager["figures"]
     assert W["bands"][0] == {"from": 1, "to": 2, "regime": "launch"}
     assert W["bands"][1]["from"] == 3 and W["bands"][1]["regime"] == "memory"
-    assert [by_budget("qwen3-30b-a3b", b)["regime"] for b in (1, 2, 3)] == [
+    assert [by_budget("qwen3-30b-a3b", b, launch="eager")["regime"] for b in (1, 2, 3)] == [
         "launch", "launch", "memory"]
     assert W["batch_one"]["launch_share"] == pytest.approx(0.628, abs=5e-4)
 
 
-def test_qwen_cheapest_under_50_ms(qwen):
-    W = qwen["figures"]
+def test_qwen_cheapest_under_50_ms(qwen_eager):
+    W = qwen_eager["figures"]
     assert W["latency_limit"] == 60 and W["best"]["batch"] == 60
-    step = by_budget("qwen3-30b-a3b", 60)["step_s"]
+    step = by_budget("qwen3-30b-a3b", 60, launch="eager")["step_s"]
     price = 3.00 / 3600 / (60 / step) * 1e6
     assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
     assert round(price, 3) == 0.395
@@ -165,10 +220,13 @@ def test_qwen_cheapest_under_50_ms(qwen):
 # ---------------------------------------------------------------- the JS against the budget
 
 @pytest.mark.parametrize("model", ["llama-2-7b", "qwen3-30b-a3b"])
-def test_every_batch_matches_the_budget(model, llama, qwen):
-    W = (llama if model == "llama-2-7b" else qwen)["figures"]
+@pytest.mark.parametrize("launch", ["graphs", "eager"])
+def test_every_batch_matches_the_budget(model, launch, llama, qwen, llama_eager, qwen_eager):
+    W = {("llama-2-7b", "graphs"): llama, ("qwen3-30b-a3b", "graphs"): qwen,
+         ("llama-2-7b", "eager"): llama_eager,
+         ("qwen3-30b-a3b", "eager"): qwen_eager}[model, launch]["figures"]
     for p in W["series"][::7]:
-        want = by_budget(model, p["batch"])
+        want = by_budget(model, p["batch"], launch=launch)
         assert p["step_s"] == pytest.approx(want["step_s"], rel=1e-9), p["batch"]
         assert p["mfu"] == pytest.approx(want["mfu"], rel=1e-9)
         assert p["regime"] == want["regime"] and p["fits"] == want["fits"]
@@ -246,10 +304,16 @@ def test_options_errors_name_the_option_and_a_chip_without_a_price_warns():
 def test_cli_text_json_and_csv(capsys):
     assert cli.main(["window"]) == 0
     text = capsys.readouterr().out
-    assert "Memory wall: B = 33" in text and "$0.679 per 1M" in text
-    assert cli.main(["window", "--model", "qwen3-30b-a3b", "--format", "json"]) == 0
+    assert "Memory wall: B = 33" in text and "$0.642 per 1M" in text
+    assert "launches: CUDA graphs (0.5 µs per kernel)" in text.splitlines()[0]
+    assert cli.main(["window", "--model", "qwen3-30b-a3b", "--launch", "eager",
+                     "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["wall"] == 60 and doc["bands"][0]["regime"] == "launch"
+    assert doc["state"]["launch"] == "eager" and doc["launch_s"] == 4e-6
+    assert cli.main(["window", "--launch", "warp"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "launch" in err and "graphs" in err
     assert cli.main(["window", "--format", "csv", "--latency", "20"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].split(",")[:3] == ["batch", "step_s", "tokens_per_s"] and len(rows) > 20

@@ -30,6 +30,8 @@ FIELDS = {
     "one_tokens_per_s": lambda W, P: fmt.num(W["batch_one"]["tokens_per_s"], 3),
     "one_price": lambda W, P: f"${fmt.num(W['series'][0]['price_per_million'], 3)}",
     "one_launch_share": lambda W, P: fmt.percent(W["batch_one"]["launch_share"], 3),
+    "one_regime": lambda W, P: f"{W['batch_one']['regime']}-bound",
+    "launch_us": lambda W, P: fmt.num(W["launch_s"] * 1e6, 3),
     "launch_until": lambda W, P: f"{_band(W, 'launch')['to']:,}",
     "price": lambda W, P: f"${W['state']['price']:.2f}",
     "context": lambda W, P: f"{W['state']['context']:,}",
@@ -51,13 +53,15 @@ def _band(W, regime):
 
 @marker("window")
 def window(ctx: Context, *, field: str, model: str = "", hardware: str = "", context: int = 0,
-           precision: str = "", latency: str = "", price: str = "") -> str:
+           precision: str = "", launch: str = "", latency: str = "", price: str = "") -> str:
     """One figure of the serving window (FIELDS), at the widget's defaults or with `model`,
-    `hardware`, `context`, `precision`, `latency` (ms per token, or "none") or `price` changed."""
+    `hardware`, `context`, `precision`, `launch` (graphs or eager), `latency` (ms per token, or
+    "none") or `price` changed."""
     if field not in FIELDS:
         raise RooflineError(f"unknown field {field!r}", field="field", valid=sorted(FIELDS))
     options: dict = {k: v for k, v in (("model", model), ("hardware", hardware),
-                                       ("precision", precision)) if v}
+                                       ("precision", precision),
+                                       ("launch", launch)) if v}
     if context:
         options["context"] = context
     if latency and latency != "none":

@@ -14,10 +14,11 @@ const M = { label: "toy", moe: null, precisions: { bf16: {
             [1, 1, 0, 0, 4e3, 0, 0, 4e3, 0, 0, 1e3, 0]],       // attention: 1 kB / token
   memory: { weights: 1e9, per_sequence_per_token: 1e3, working_per_sequence: 0 } } } };
 const CHIP = { label: "chip", peaks: { bf16: 1e15 }, bandwidth: 1e12, capacity: 2e9 };
-const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"], launch_s: 1e-6,
+const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"],
+            launch: { graphs: { seconds: 1e-6, label: "CUDA graphs" } },
             prices: { c: { usd_per_hour: 3.6 } }, url_state: true,
-            state: { model: "toy", hardware: "c", precision: "bf16", context: 1000, price: 3.6,
-                     latency_ms: 50 } };
+            state: { model: "toy", hardware: "c", precision: "bf16", context: 1000,
+                     launch: "graphs", price: 3.6, latency_ms: 50 } };
 
 test("one step by hand: weights 1 ms, attention B µs, two launches", () => {
   const s = w.stepAt(M, CHIP, "bf16", 10, 1000, 1e-6);
@@ -88,7 +89,8 @@ test("the URL state takes only valid values, key by key", () => {
   assert.equal(st.latency_ms, null);
   assert.equal(st.hardware, "c");
   for (const bad of ["?wctx=-1", "?wctx=1e9", "?wctx=0x10", "?wlat=Infinity", "?wprice=1e4",
-                     "?wmodel=__proto__", "?whw=constructor", "?wprec=toString"]) {
+                     "?wmodel=__proto__", "?whw=constructor", "?wprec=toString",
+                     "?wlaunch=eager", "?wlaunch=__proto__"]) {
     assert.deepEqual(v.stateFromQuery(P, P.state, bad), P.state, bad);
   }
   const back = v.stateFromQuery(P, P.state, "?" + v.queryOf(st).map(([k, x]) => `${k}=${x}`).join("&"));
@@ -103,4 +105,15 @@ test("a chip change takes the chip's bundled price unless the reader typed one",
 
 test("log ticks at 1, 2, 5 per decade", () => {
   assert.deepEqual(ticks125(0.9, 60), [1, 2, 5, 10, 20, 50]);
+});
+
+test("the launch mode's gap is the payload's, and the URL keeps the mode", () => {
+  const P2 = { ...P, launch: { graphs: { seconds: 1e-6 }, eager: { seconds: 1e-3 } } };
+  // eager: two launches × 1 ms outweigh the 1.01 ms of memory time at B = 10: launch-bound
+  const W = w.windowAt(P2, { ...P2.state, launch: "eager" });
+  assert.equal(W.launch_s, 1e-3);
+  assert.equal(W.bands[0].regime, "launch");
+  assert.equal(w.windowAt(P2, P2.state).bands[0].regime, "memory");
+  assert.equal(v.stateFromQuery(P2, P2.state, "?wlaunch=eager").launch, "eager");
+  assert.equal(v.stateFromQuery(P2, P2.state, "?wlaunch=toString").launch, "graphs");
 });

@@ -12,6 +12,7 @@ from roofline.model.budget import FUSIONS, Assumptions, Budget, budget
 from roofline.model.example import EXAMPLE
 from roofline.model.catalog import default_catalog
 from roofline.errors import RooflineError
+from roofline.model.launch import LAUNCH_MODES, MODE_LABELS, load_launch
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
 from roofline.model.transformer import get_model
@@ -55,9 +56,14 @@ def add_parser(sub) -> None:
     p.add_argument("--efficiency", default=str(_DEFAULTS["kernel_efficiency"]), metavar="F",
                    help="share of its roofline bound a kernel reaches, (0, 1] "
                         f"(default: {_DEFAULTS['kernel_efficiency']})")
+    p.add_argument("--launch", default=None, choices=LAUNCH_MODES,
+                   help="how the kernels are launched, each mode with its gap per kernel in "
+                        "data/overhead.toml: graphs (replayed as a CUDA graph, as serving "
+                        "stacks run decode) or eager (one by one from the host) (default: "
+                        "eager)")
     p.add_argument("--launch-overhead", default=None, metavar="S",
-                   help="seconds lost per kernel launch (default: the launch gap in "
-                        "data/overhead.toml)")
+                   help="seconds lost per kernel launch, instead of a mode's gap (default: "
+                        "the --launch mode's)")
     p.add_argument("--dp", default=None, metavar="N",
                    help="with --phase train: data-parallel degree of the gradient all-reduce "
                         f"(default: {EXAMPLE.dp_degree})")
@@ -112,10 +118,14 @@ def from_args(args: argparse.Namespace) -> Budget:
     catalog = default_catalog(args.catalog)
     hw = catalog[args.hardware]
     b = catalog.precision(args.precision).bytes_per_element
+    if args.launch is not None and args.launch_overhead is not None:
+        raise RooflineError("give --launch or --launch-overhead, not both", field="launch")
+    launch_s = (_number(args.launch_overhead, "launch-overhead")
+                if args.launch_overhead is not None
+                else load_launch().mode_seconds(args.launch or "eager"))
     assumptions = Assumptions(
         kernel_efficiency=_number(args.efficiency, "efficiency"),
-        **({} if args.launch_overhead is None else
-           {"launch_overhead_s": _number(args.launch_overhead, "launch-overhead")}),
+        launch_overhead_s=launch_s,
         dp_degree=_positive_int(dp, "dp"),
         overlap_fraction=_number(overlap, "overlap"))
     zero = _number(args.zero, "zero", int) if args.zero is not None else EXAMPLE.zero_stage
@@ -128,6 +138,11 @@ def from_args(args: argparse.Namespace) -> Budget:
     return budget(get_model(args.model), args.phase, _positive_int(args.batch, "batch"),
                   _positive_int(args.seq, "seq"), hw, args.precision, b,
                   parse_fusions(args.fuse), assumptions, Sharding(zero, recompute))
+
+
+def launch_mode(args: argparse.Namespace) -> str:
+    """The launch mode the budget's gap is (LAUNCH_MODES), or "given" (--launch-overhead)."""
+    return "given" if args.launch_overhead is not None else args.launch or "eager"
 
 
 def fit_warning(bg: Budget) -> str | None:
@@ -234,12 +249,18 @@ def as_json(bg: Budget) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     bg = from_args(args)
+    mode = launch_mode(args)
     warning = fit_warning(bg)
     if warning:  # exit 0: the figures are still printed, under a plain warning
         print("\n".join(wrap(warning, terminal_columns(), indent="  ")), file=sys.stderr)
     if args.format == "json":
-        write(json.dumps(as_json(bg), indent=2, ensure_ascii=False) + "\n")
+        doc = as_json(bg)
+        doc["assumptions"]["launch_mode"] = mode
+        write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return 0
+    gap = f"{fmt.num(bg.assumptions.launch_overhead_s * 1e6, 3)} µs per kernel"
+    launches = (f"launches: {MODE_LABELS[mode]} ({gap})" if mode in MODE_LABELS
+                else f"launches: {gap}, as given")
     fused = ", ".join(sorted(bg.fusions)) or "none"
     m = bg.memory
     fit = ([f"DOES NOT FIT: {fmt.capacity(m.total)} per GPU against "
@@ -247,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
             "below are what it would take if it fit.", ""] if not m.fits else [])
     lines = fit + [f"note: {n}" for n in bg.model.notes] + [
              f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
-             f"{bg.hardware.name} ({bg.precision}); fused: {fused}",
+             f"{bg.hardware.name} ({bg.precision}); fused: {fused}; {launches}",
              f"step {fmt.seconds(bg.step_time_s)} at the roofline"
              + (f" ({fmt.seconds(bg.recompute_time_s)} of it recomputation)"
                 if bg.recompute_time_s else "")

@@ -12,6 +12,7 @@ from roofline.errors import RooflineError
 from roofline.model.budget import FUSIONS
 from roofline.model.catalog import default_catalog
 from roofline.model.compare import running_example
+from roofline.model.launch import LAUNCH_MODES
 from roofline.model.transformer import PHASES, get_model
 from roofline.render.compare import compare_table
 
@@ -40,7 +41,9 @@ def add_parser(sub) -> None:
                        description="One row per chip of the catalog for one model step: its "
                        "roofline time, tokens/s and MFU bound, whether it fits and the least "
                        "sharding that would, GPU-hours per billion tokens and, with --price, "
-                       "dollars per million tokens. All are bounds: no real run beats them.")
+                       "dollars per million tokens. Without --launch all are bounds (no real "
+                       "run beats them); with it, each kernel adds that mode's launch gap and "
+                       "the figures are estimates.")
     p.add_argument("--model", default=ex["model"], metavar="NAME|FILE",
                    help="a bundled model (`roofline models` lists them) or a Hugging Face "
                         f"config.json (default: {ex['model']})")
@@ -60,6 +63,11 @@ def add_parser(sub) -> None:
     p.add_argument("--price", type=price, action="append", default=[], metavar="ID=USD",
                    help="your price of one GPU-hour of a chip, e.g. h100-sxm=2.49 (repeat for "
                         "more chips); none is bundled: prices change weekly and by provider")
+    p.add_argument("--launch", choices=("none", *LAUNCH_MODES), default="none",
+                   help="add one launch gap per kernel: graphs (replayed as a CUDA graph, as "
+                        "serving stacks run decode) or eager (one by one from the host), each "
+                        "mode's gap from data/overhead.toml; none: the roofline time alone, a "
+                        "bound (default: none)")
     add_catalog(p)
     add_format(p)
 
@@ -85,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog(args.catalog)
     catalog.precision(args.precision)
     c = compare(get_model(args.model), args.phase, args.batch, args.seq, catalog,
-                args.precision, fusions=_fusions(args.fuse), prices=prices)
+                args.precision, fusions=_fusions(args.fuse), prices=prices,
+                launch=None if args.launch == "none" else args.launch)
     if args.format == "json":
         write(json.dumps(c.as_dict(), indent=2, ensure_ascii=False) + "\n")
         return 0

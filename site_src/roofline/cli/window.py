@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     out = figures(settings)
     W = out["figures"]
     if args.format == "json":
-        doc = {k: W[k] for k in ("state", "wall", "bands", "crossover", "latency_limit",
-                                 "batch_one", "best", "series")}
+        doc = {k: W[k] for k in ("state", "launch_s", "wall", "bands", "crossover",
+                                 "latency_limit", "batch_one", "best", "series")}
         doc["facts"] = out["facts"]
         write(json.dumps(doc, indent=1) + "\n")
         return 0
@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     width = terminal_columns()
     head = (f"Serving window: {P['models'][st['model']]['label']} on the "
             f"{P['chips'][st['hardware']]['label']}, {st['precision']}, context "
-            f"{st['context']:,} tokens")
+            f"{st['context']:,} tokens, launches: {P['launch'][st['launch']]['label']} "
+            f"({P['launch'][st['launch']]['seconds'] * 1e6:.3g} µs per kernel)")
     lines = [head, ""]
     for fact in out["facts"]:
         lines += wrap(fact, width, indent="  ")

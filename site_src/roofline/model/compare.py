@@ -7,6 +7,8 @@ Conventions (stated once, used everywhere):
   fusions), timed as roofline.model.budget times it: every kernel at its roofline bound, back
   to back. It is a lower bound on time, so tokens/s, the MFU bound and the cost are bounds too
   (no real run beats them; kernel efficiency, launches and communication come on top).
+  With a launch mode (roofline.model.launch.LAUNCH_MODES), each launched kernel adds that
+  mode's gap: the figures are then estimates at that gap, not bounds.
 - Figures are per GPU. Sharding is taken as perfect: a model split over N GPUs takes 1/N of
   the step on each, so GPU-hours per token do not change with N (communication not counted).
 - "Fits": the step's bytes per GPU (roofline.model.memory) within the chip's HBM, unsharded.
@@ -93,12 +95,22 @@ class Comparison:
     rows: tuple[Row, ...]
     skipped: tuple[tuple[str, str], ...]
     """(chip id, why) for chips left out: no peak at the precision."""
+    launch: str | None = None
+    """The launch mode whose gap each kernel adds (None: roofline time alone, a bound)."""
+    launch_s: float = 0.0
+    """That mode's gap per launched kernel (data/overhead.toml)."""
+
+    @property
+    def bounds(self) -> bool:
+        """Whether the figures are bounds: only the roofline time alone is one."""
+        return self.launch is None
 
     def as_dict(self) -> dict:
         return {"model": self.model.id, "model_name": self.model.name,
                 "params_total": self.model.params, "params_active": self.model.params_active,
                 "flops_per_token": self.model.flops_per_token, "phase": self.phase, "batch": self.batch, "seq": self.seq,
                 "precision": self.precision, "fusions": sorted(self.fusions),
+                "launch": self.launch, "launch_s": self.launch_s, "bounds": self.bounds,
                 "notes": list(self.model.notes),
                 "rows": [r.as_dict() for r in self.rows],
                 "skipped": [{"hardware": h, "why": w} for h, w in self.skipped]}
@@ -142,9 +154,12 @@ def least_sharding(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: 
 def compare(cfg: TransformerConfig, phase: str, batch: int, seq: int, catalog: Catalog,
             precision: str, *, fusions=frozenset({"flash"}),
             prices: dict[str, float] | None = None,
-            assumptions: Assumptions | None = None) -> Comparison:
+            assumptions: Assumptions | None = None, launch: str | None = None) -> Comparison:
     """One row per catalog chip that has `precision`, cheapest first when priced, else fewest
-    GPU-hours per token first."""
+    GPU-hours per token first. `launch`: a launch mode whose gap each launched kernel adds
+    (None: the roofline time alone)."""
+    from roofline.model.launch import load_launch
+    launch_s = 0.0 if launch is None else load_launch().mode_seconds(launch)
     prices = dict(prices or {})
     for hw_id, usd in prices.items():
         if hw_id not in catalog.accelerators:
@@ -169,10 +184,12 @@ def compare(cfg: TransformerConfig, phase: str, batch: int, seq: int, catalog: C
             fitted = budget(cfg, phase, batch, seq, hw, precision, b, fusions,
                             replace(a, dp_degree=fit.gpus), fit.sharding)
             time_s += fitted.recompute_time_s
+            time_s += fitted.recompute_launches * launch_s
+        time_s += bg.launches * launch_s
         tokens = batch * (1 if phase == "decode" else seq)
         rows.append(Row(hw.id, hw.name, time_s, tokens, bg.ideal_time_s / time_s, mem.fits,
                         mem.total, mem.capacity, fit.how, fit.gpus, prices.get(hw.id)))
     rows.sort(key=lambda r: (r.usd_per_million_tokens is None, r.usd_per_million_tokens or 0.0,
                              r.gpu_hours_per_billion_tokens))
     return Comparison(cfg, phase, batch, seq, precision, frozenset(fusions), tuple(rows),
-                      tuple(skipped))
+                      tuple(skipped), launch, launch_s)

@@ -20,6 +20,12 @@ source does not separate; one gap spans both ends instead: 0.9 µs is the GPU-si
 (the host keeps ahead), 6.7 µs the whole launch latency exposed (the host does not). The
 default, 4 µs, is a round figure inside that range; launch_range() gives its ends so a page
 can show how an answer moves across it.
+
+Launch modes. `eager` is that gap: each kernel launched from the host. `graphs` is the gap left
+when the step's kernels are captured and replayed as one CUDA graph, as serving stacks run
+decode (the same walkthrough's 3.4 µs per kernel as a graph, less the kernel's 2.9 µs: data
+entry [launch.graphs], checked against [launch.measured]). The serving window defaults to
+`graphs`; the budget to `eager` (a training step is launched eagerly).
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ from roofline.model.datafile import Fields
 
 OVERHEAD_PATH = _toml.DATA_DIR / "overhead.toml"
 MEASURED = ("kernel_seconds", "overlapped_seconds", "synchronised_seconds", "graph_seconds")
+LAUNCH_MODES = ("graphs", "eager")
+"""How kernels are launched: replayed as a CUDA graph, or one by one from the host."""
+MODE_LABELS = {"graphs": "CUDA graphs", "eager": "eager"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,17 @@ class LaunchOverhead:
     note: str
     measured: dict[str, float]
     """Per-kernel times the source measured for one short kernel (MEASURED's keys)."""
+    graphs_seconds: float = 0.0
+    """The gap per kernel replayed as a CUDA graph ([launch.graphs])."""
+    graphs_basis: str = ""
+    graphs_note: str = ""
+
+    def mode_seconds(self, mode: str) -> float:
+        """The gap per kernel in a launch mode (LAUNCH_MODES)."""
+        if mode not in LAUNCH_MODES:
+            raise RooflineError(f"unknown launch mode {mode!r}", field="launch",
+                                valid=list(LAUNCH_MODES))
+        return self.graphs_seconds if mode == "graphs" else self.seconds
 
     @property
     def overlapped_s(self) -> float:
@@ -90,18 +110,29 @@ def _cached_launch(key: tuple[str, int, int]) -> LaunchOverhead:
     m = f.sub("measured")
     measured = {k: m.positive(k) for k in MEASURED}
     m.finish()
+    g = f.sub("graphs")
+    graphs = g.positive("seconds")
+    g_basis, g_source, g_note = g.get("basis", str), g.get("source", str), g.get("note", str)
+    g.finish()
     f.finish()
     for k in MEASURED[1:]:
         if measured[k] <= measured["kernel_seconds"]:
             raise RooflineError("a per-kernel time must exceed kernel_seconds", where=where,
                                 entry="launch", field=f"measured.{k}")
-    if source not in sources:
-        raise RooflineError(f"unknown source {source!r}", where=where, entry="launch",
-                            field="source", valid=sorted(sources))
+    for what, s in (("source", source), ("graphs.source", g_source)):
+        if s not in sources:
+            raise RooflineError(f"unknown source {s!r}", where=where, entry="launch",
+                                field=what, valid=sorted(sources))
+    derived = measured["graph_seconds"] - measured["kernel_seconds"]
+    if abs(graphs - derived) > 1e-9 * derived:  # one figure, written twice: they must agree
+        raise RooflineError(f"{graphs!r} s is not measured.graph_seconds − "
+                            f"measured.kernel_seconds ({derived:.3g} s)", where=where,
+                            entry="launch", field="graphs.seconds")
     s = Fields(sources[source], where=where, entry=f"sources.{source}")
     title, url = s.get("title", str), s.get("url", str)
     s.finish()
-    return LaunchOverhead(seconds, basis, source, title, url, note, measured)
+    return LaunchOverhead(seconds, basis, source, title, url, note, measured, graphs, g_basis,
+                          g_note)
 
 
 def roofline_time(flops: float, bytes_: float, peak_flops_per_s: float,

@@ -66,6 +66,8 @@ def controls(settings, P: dict) -> str:
                 st["precision"]),
         _select("context", "Context", [(str(c), f"{c:,} tokens") for c in contexts],
                 str(st["context"])),
+        _select("launch", "Launches", [(m, f"{e['label']}: {e['seconds'] * 1e6:.2g} µs/kernel")
+                                       for m, e in P["launch"].items()], st["launch"]),
         f'<label>$ per GPU-hour<input name="price" type="number" min="0.01" max="999" '
         f'step="0.01" inputmode="decimal" value="{"" if st["price"] is None else st["price"]}">'
         "</label>",
@@ -107,7 +109,8 @@ def caption(P: dict) -> str:
     st = P["state"]
     return (f"The serving window of {P['models'][st['model']]['label']} on the "
             f"{P['chips'][st['hardware']]['label']} in {st['precision']} with {st['context']:,} "
-            "tokens of context: decode tokens per second per chip, MFU and price per 1M tokens "
+            f"tokens of context, kernels launched as {P['launch'][st['launch']]['label']}: "
+            "decode tokens per second per chip, MFU and price per 1M tokens "
             "against the batch, each regime shaded where it holds and the memory wall marked.")
 
 

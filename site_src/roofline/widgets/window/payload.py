@@ -11,7 +11,7 @@ from pathlib import Path
 
 from roofline.model import datafile as _toml
 from roofline.model import serving
-from roofline.model.budget import default_launch_overhead_s
+from roofline.model.launch import LAUNCH_MODES, MODE_LABELS, load_launch
 from roofline.model.catalog import default_catalog
 from roofline.model.memory import usable_capacity_bytes
 from roofline.model.transformer import get_model
@@ -72,6 +72,14 @@ def chip_entry(hw, precisions) -> dict:
             "peaks": {p: hw.peak_flops_per_s(p) for p in precisions if p in hw.peaks}}
 
 
+def launch_entry() -> dict:
+    """Each launch mode's gap per kernel (data/overhead.toml), its label and basis."""
+    o = load_launch()
+    basis = {"graphs": o.graphs_basis, "eager": o.basis}
+    return {m: {"seconds": o.mode_seconds(m), "label": MODE_LABELS[m], "basis": basis[m],
+                "source": o.source_title, "url": o.url} for m in LAUNCH_MODES}
+
+
 def payload(settings) -> dict:
     catalog = default_catalog()
     precisions = tuple(dict.fromkeys((settings.precision, *PRECISIONS)))
@@ -82,7 +90,7 @@ def payload(settings) -> dict:
         "models": {m: model_entry(m, precisions, catalog) for m in models},
         "chips": {c: chip_entry(catalog[c], precisions) for c in chips},
         "precisions": list(precisions),
-        "launch_s": default_launch_overhead_s(),
+        "launch": launch_entry(),
         "prices": {c: {"usd_per_hour": p.usd_per_hour, "range": list(p.range_usd_per_hour),
                        "basis": p.basis, "tier": p.tier, "date": p.date,
                        "source": p.source_title, "url": p.url}

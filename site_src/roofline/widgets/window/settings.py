@@ -31,6 +31,9 @@ class WindowSettings(WidgetSettings):
     hardware: str = DEFAULT_HARDWARE
     precision: str = DEFAULT_PRECISION
     context: int = EXAMPLE.seq
+    launch: str = "graphs"
+    """How the step's kernels are launched (roofline.model.launch.LAUNCH_MODES): replayed as a
+    CUDA graph, as serving stacks run decode, or eagerly, one by one from the host."""
     price: float | None = None
     """USD per GPU-hour; None: the chip's bundled price (none bundled: no price shown)."""
     latency_ms: float | None = LATENCY_MS
@@ -47,6 +50,9 @@ class WindowSettings(WidgetSettings):
         Option("hardware", str, "a catalog id"),
         Option("precision", str, "a precision the chip has: bf16 or fp8"),
         Option("context", int, "tokens in each sequence's KV cache"),
+        Option("launch", str, "how the step's kernels are launched: graphs (replayed as a CUDA "
+               "graph, as serving stacks run decode) or eager (one by one from the host); each "
+               "mode's gap per kernel is in data/overhead.toml"),
         Option("price", (int, float), "USD per GPU-hour", default_text="the chip's bundled price"),
         Option("latency", (int, float), "the latency budget, ms per generated token (the time "
                "between a sequence's tokens)", field="latency_ms"),
@@ -80,6 +86,9 @@ class WindowSettings(WidgetSettings):
             except RooflineError as exc:
                 raise self.fail("model" if m == self.model else "models", str(exc.detail),
                                 exc.valid) from None
+        from roofline.model.launch import LAUNCH_MODES
+        if self.launch not in LAUNCH_MODES:
+            raise self.fail("launch", f"unknown launch mode {self.launch!r}", list(LAUNCH_MODES))
         if isinstance(self.context, bool) or not (isinstance(self.context, int)
                                                   and 1 <= self.context <= 1 << 21):
             raise self.fail("context", f"must be a whole number of tokens from 1 to 2,097,152, "
@@ -114,7 +123,7 @@ class WindowSettings(WidgetSettings):
         price = self.price if self.price is not None else (
             _prices()[self.hardware].usd_per_hour if self.hardware in _prices() else None)
         return {"model": self.model, "hardware": self.hardware, "precision": self.precision,
-                "context": self.context, "price": price, "latency_ms": self.latency_ms}
+                "context": self.context, "launch": self.launch, "price": price, "latency_ms": self.latency_ms}
 
 
 def _prices():

@@ -149,6 +149,13 @@ export function windowSvg(P, W, width, cls) {
   return `<div class="rl-window-drawing ${cls}">${parts.join("")}</div>`;
 }
 
+// The launch mode in words: "kernels replayed as CUDA graphs, 0.5 µs per kernel".
+export function launchText(P, st) {
+  const m = P.launch[st.launch];
+  return (st.launch === "graphs" ? "kernels replayed as CUDA graphs" : "kernels launched eagerly") +
+    `, ${num(m.seconds * 1e6, 3)} µs per kernel`;
+}
+
 // The facts under the figure, as plain sentences (the same on the page, on paper and in the CLI).
 export function facts(P, W) {
   const st = W.state, M = P.models[st.model], chip = P.chips[st.hardware];
@@ -177,7 +184,8 @@ export function facts(P, W) {
       : `Compute-bound from B = ${num(c.batch)}.`);
   const one = W.batch_one;
   out.push(`Batch 1: ${seconds(one.step_s)} per token, ${num(one.tokens_per_s)} tokens/s, MFU ` +
-           `${percent(one.mfu, 3)}; launch gaps are ${percent(one.launch_share, 3)} of the step.`);
+           `${percent(one.mfu, 3)}; launch gaps are ${percent(one.launch_share, 3)} of the step ` +
+           `(${launchText(P, st)}).`);
   if (st.latency_ms !== null) {
     out.push(W.latency_limit >= 1
       ? `Within ${num(st.latency_ms)} ms per token: B ≤ ${num(W.latency_limit)}` +

@@ -1,12 +1,13 @@
-// The serving window on the page: its controls (model, chip, precision, context, price, latency
-// budget, presets) redraw the figure and the facts with static.mjs — the code the build drew
+// The serving window on the page: its controls (model, chip, precision, context, launch mode,
+// price, latency budget, presets) redraw the figure and the facts with static.mjs — the code the build drew
 // the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
 // exported for node's tests; mount() is the page's entry.
 import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { windowFigure } from "./static.mjs";
 
 export const URL_KEYS = { model: "wmodel", hardware: "whw", precision: "wprec",
-                          context: "wctx", price: "wprice", latency_ms: "wlat" };
+                          context: "wctx", launch: "wlaunch", price: "wprice",
+                          latency_ms: "wlat" };
 export const PRESETS = {
   chat: { latency_ms: 50, label: "chat: 50 ms per token" },
   interactive: { latency_ms: 20, label: "fast chat: 20 ms per token" },
@@ -24,6 +25,7 @@ export function stateFromQuery(P, base, search) {
   if (P.precisions.includes(q[URL_KEYS.precision])) st.precision = q[URL_KEYS.precision];
   const ctx = plainNumber(q[URL_KEYS.context]);
   if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
+  if (own(P.launch, q[URL_KEYS.launch])) st.launch = q[URL_KEYS.launch];
   const price = plainNumber(q[URL_KEYS.price]);
   if (price !== null && price > 0 && price < 1000) st.price = price;
   if (q[URL_KEYS.latency_ms] === "none") st.latency_ms = null;
@@ -62,6 +64,7 @@ export function mount(root) {
     field("model").value = st.model;
     field("hardware").value = st.hardware;
     field("precision").value = st.precision;
+    field("launch").value = st.launch;
     const peaks = P.chips[st.hardware].peaks;
     for (const o of field("precision").options) {
       o.disabled = !Object.prototype.hasOwnProperty.call(peaks, o.value);
@@ -86,6 +89,7 @@ export function mount(root) {
     else if (name === "model") st = { ...st, model: field("model").value };
     else if (name === "precision") st = validState(P, { ...st, precision: field("precision").value });
     else if (name === "context") st = { ...st, context: Number(field("context").value) };
+    else if (name === "launch") st = { ...st, launch: field("launch").value };
     else if (name === "price") {
       const v = plainNumber(field("price").value);
       if (v !== null && v > 0 && v < 1000) { st = { ...st, price: v }; typedPrice = true; }

@@ -164,11 +164,17 @@ export function latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall,
   return lo;
 }
 
+// The gap per kernel of the state's launch mode (P.launch: data/overhead.toml's figures).
+export function launchSeconds(P, st) {
+  return P.launch[st.launch].seconds;
+}
+
 // Everything the figure, its table and the CLI show for one state {model, hardware, precision,
-// context, price (USD per GPU-hour, or null), latency_ms (or null)}.
+// context, launch ("graphs" or "eager"), price (USD per GPU-hour, or null), latency_ms (or
+// null)}.
 export function windowAt(P, st) {
   const M = P.models[st.model], chip = P.chips[st.hardware];
-  const prec = st.precision, ctx = st.context, launchS = P.launch_s;
+  const prec = st.precision, ctx = st.context, launchS = launchSeconds(P, st);
   const wall = wallBatch(M, chip, prec, ctx);
   const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
   const at = stepper(M, chip, prec, ctx, launchS);
@@ -186,7 +192,7 @@ export function windowAt(P, st) {
   const best = limit >= 1 ? at(limit) : null;
   const one = at(1);
   return {
-    state: st, wall, x_max: hi, bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
+    state: st, wall, x_max: hi, launch_s: launchS, bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
     crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
     batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu,
