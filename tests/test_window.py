@@ -217,6 +217,48 @@ def test_qwen_cheapest_under_50_ms(qwen_eager):
     assert round(price, 3) == 0.395
 
 
+# ---------------------------------------------------------------- the KV cache's own precision
+
+def test_fp8_weights_keep_a_bf16_kv_cache_unless_told():
+    # Llama 2 7B in fp8: 6,738,415,616 B of weights. Per sequence, 4,096 tokens of KV cache:
+    # 2 × 32 × 32 × 128 × 4,096 = 1 Gi elements, 2 GiB in bf16 (the default) or 1 GiB in fp8,
+    # plus the working set at the weights' 1 B: max(3·4096 + 2·4096, 4096 + 3·11008) = 37,120 B.
+    # (85,520,809,984 − 6,738,415,616) ÷ (2,147,483,648 + 37,120) = 36.7 → 36 sequences;
+    # with an fp8 cache ÷ (1,073,741,824 + 37,120) = 73.4 → 73
+    cap, weights, working = 85_520_809_984, 6_738_415_616, 37_120
+    bf16 = figures(WindowSettings(model="llama-2-7b", precision="fp8"))
+    fp8 = figures(WindowSettings(model="llama-2-7b", precision="fp8", kv_precision="fp8"))
+    assert WindowSettings().kv_precision == "bf16"
+    assert (cap - weights) // (2 ** 31 + working) == 36 == bf16["figures"]["wall"]
+    assert (cap - weights) // (2 ** 30 + working) == 73 == fp8["figures"]["wall"]
+    # the step reads the cache at its own precision: at B = 1 the bf16 cache costs 1 GiB more
+    # than the fp8 one, 1,073,741,824 B / 3.35 TB/s = 0.3205 ms
+    a, b = bf16["figures"]["batch_one"]["step_s"], fp8["figures"]["batch_one"]["step_s"]
+    assert a - b == pytest.approx(2 ** 30 / 3.35e12, rel=1e-6)
+    # the choice is stated, only where it is made
+    assert not any("kept in FP8" in f for f in bf16["facts"])
+    assert any("kept in FP8, a choice" in f for f in fp8["facts"])
+    assert any("in BF16 and its working set" in f for f in bf16["facts"])
+    # bf16 weights with a bf16 cache are the budget's step, batch by batch (the default)
+    default = figures(WindowSettings(model="llama-2-7b"))["figures"]
+    assert default["batch_one"]["step_s"] == pytest.approx(by_budget("llama-2-7b", 1)["step_s"],
+                                                           rel=1e-9)
+
+
+def test_seeded_bytes_growing_with_the_context_that_are_not_the_cache_are_refused():
+    from roofline.widgets.window import payload as pl
+    good = {"bf16": {"bytes_per_element": 2.0, "kernels": [[1, 1] + [0.0] * 8 + [4.0, 0.0]],
+                     "memory": {"per_sequence_per_token": 8.0}},
+            "fp8": {"bytes_per_element": 1.0, "kernels": [[1, 1] + [0.0] * 8 + [2.0, 0.0]],
+                    "memory": {"per_sequence_per_token": 4.0}}}
+    pl._check_kv_scales("toy", good)
+    good["fp8"]["kernels"][0][10] = 3.0   # a B·C term that does not halve with the bytes
+    with pytest.raises(AssertionError, match="not the KV cache alone"):
+        pl._check_kv_scales("toy", good)
+    with pytest.raises(WidgetOptionError, match="option 'kv_precision'"):
+        door.settings("roofline-window", {"kv_precision": "int4"})
+
+
 # ---------------------------------------------------------------- the JS against the budget
 
 @pytest.mark.parametrize("model", ["llama-2-7b", "qwen3-30b-a3b"])

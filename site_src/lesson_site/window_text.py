@@ -53,14 +53,16 @@ def _band(W, regime):
 
 @marker("window")
 def window(ctx: Context, *, field: str, model: str = "", hardware: str = "", context: int = 0,
-           precision: str = "", launch: str = "", latency: str = "", price: str = "") -> str:
+           precision: str = "", kv_precision: str = "", launch: str = "", latency: str = "",
+           price: str = "") -> str:
     """One figure of the serving window (FIELDS), at the widget's defaults or with `model`,
-    `hardware`, `context`, `precision`, `launch` (graphs or eager), `latency` (ms per token, or
+    `hardware`, `context`, `precision`, `kv_precision`, `launch` (graphs or eager), `latency` (ms per token, or
     "none") or `price` changed."""
     if field not in FIELDS:
         raise RooflineError(f"unknown field {field!r}", field="field", valid=sorted(FIELDS))
     options: dict = {k: v for k, v in (("model", model), ("hardware", hardware),
                                        ("precision", precision),
+                                       ("kv_precision", kv_precision),
                                        ("launch", launch)) if v}
     if context:
         options["context"] = context

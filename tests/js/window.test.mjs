@@ -9,16 +9,17 @@ import * as v from "../../site_src/roofline/widgets/window/view.mjs";
 import { ticks125 } from "../../site_src/roofline/widgets/window/static.mjs";
 
 // [count, launches, f0, f1, f2, u0, u1, u2, b0, b1, b2, w]
-const M = { label: "toy", moe: null, precisions: { bf16: {
+const M = { label: "toy", moe: null, precisions: { bf16: { bytes_per_element: 2,
   kernels: [[1, 1, 0, 2e9, 0, 0, 2e9, 0, 1e9, 0, 0, 0],        // weights GEMM
             [1, 1, 0, 0, 4e3, 0, 0, 4e3, 0, 0, 1e3, 0]],       // attention: 1 kB / token
   memory: { weights: 1e9, per_sequence_per_token: 1e3, working_per_sequence: 0 } } } };
 const CHIP = { label: "chip", peaks: { bf16: 1e15 }, bandwidth: 1e12, capacity: 2e9 };
 const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"],
+            kv_precisions: { bf16: 2, fp8: 1 },
             launch: { graphs: { seconds: 1e-6, label: "CUDA graphs" } },
             prices: { c: { usd_per_hour: 3.6 } }, url_state: true,
-            state: { model: "toy", hardware: "c", precision: "bf16", context: 1000,
-                     launch: "graphs", price: 3.6, latency_ms: 50 } };
+            state: { model: "toy", hardware: "c", precision: "bf16", kv_precision: "bf16",
+                     context: 1000, launch: "graphs", price: 3.6, latency_ms: 50 } };
 
 test("one step by hand: weights 1 ms, attention B µs, two launches", () => {
   const s = w.stepAt(M, CHIP, "bf16", 10, 1000, 1e-6);
@@ -116,4 +117,16 @@ test("the launch mode's gap is the payload's, and the URL keeps the mode", () =>
   assert.equal(w.windowAt(P2, P2.state).bands[0].regime, "memory");
   assert.equal(v.stateFromQuery(P2, P2.state, "?wlaunch=eager").launch, "eager");
   assert.equal(v.stateFromQuery(P2, P2.state, "?wlaunch=toString").launch, "graphs");
+});
+
+test("an fp8 KV cache halves the cache's reads and bytes, not the weights'", () => {
+  const W = w.windowAt(P, { ...P.state, kv_precision: "fp8" });
+  // (2 GB − 1 GB of weights) / 0.5 MB per sequence = 2,000 sequences
+  assert.equal(W.wall, 2000);
+  assert.equal(W.memory.per_sequence_per_token, 500);
+  const M8 = w.withKvBytes(M, "bf16", 1);
+  assert.equal(w.stepAt(M8, CHIP, "bf16", 10, 1000, 0).memory_s, 1e-3 + 5e-6);
+  assert.equal(w.withKvBytes(M, "bf16", 2), M);
+  assert.equal(v.stateFromQuery(P, P.state, "?wkv=fp8").kv_precision, "fp8");
+  assert.equal(v.stateFromQuery(P, P.state, "?wkv=valueOf").kv_precision, "bf16");
 });

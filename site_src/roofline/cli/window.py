@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     st = W["state"]
     width = terminal_columns()
     head = (f"Serving window: {P['models'][st['model']]['label']} on the "
-            f"{P['chips'][st['hardware']]['label']}, {st['precision']}, context "
+            f"{P['chips'][st['hardware']]['label']}, {st['precision']}, KV cache "
+            f"{st['kv_precision']}, context "
             f"{st['context']:,} tokens, launches: {P['launch'][st['launch']]['label']} "
             f"({P['launch'][st['launch']]['seconds'] * 1e6:.3g} µs per kernel)")
     lines = [head, ""]

@@ -64,6 +64,8 @@ def controls(settings, P: dict) -> str:
                 st["hardware"]),
         _select("precision", "Precision", [(p, p.upper()) for p in P["precisions"]],
                 st["precision"]),
+        _select("kv_precision", "KV cache", [(p, p.upper()) for p in P["kv_precisions"]],
+                st["kv_precision"]),
         _select("context", "Context", [(str(c), f"{c:,} tokens") for c in contexts],
                 str(st["context"])),
         _select("launch", "Launches", [(m, f"{e['label']}: {e['seconds'] * 1e6:.2g} µs/kernel")
@@ -108,8 +110,8 @@ def source_html(P: dict, controls: bool = True) -> str:
 def caption(P: dict) -> str:
     st = P["state"]
     return (f"The serving window of {P['models'][st['model']]['label']} on the "
-            f"{P['chips'][st['hardware']]['label']} in {st['precision']} with {st['context']:,} "
-            f"tokens of context, kernels launched as {P['launch'][st['launch']]['label']}: "
+            f"{P['chips'][st['hardware']]['label']} in {st['precision']} (KV cache in "
+            f"{st['kv_precision']}) with {st['context']:,} tokens of context, kernels launched as {P['launch'][st['launch']]['label']}: "
             "decode tokens per second per chip, MFU and price per 1M tokens "
             "against the batch, each regime shaded where it holds and the memory wall marked.")
 

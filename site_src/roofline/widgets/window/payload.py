@@ -19,6 +19,8 @@ from roofline.model.transformer import get_model
 
 PRECISIONS = ("bf16", "fp8")
 """The precisions the page's control offers (each chip shows those it has a peak for)."""
+KV_PRECISIONS = ("bf16", "fp8")
+"""The KV cache's precisions (catalog ids; any chip can store either)."""
 
 
 def _clean(v: float, scale: float) -> float:
@@ -63,7 +65,24 @@ def _model_entry(model_id: str, byte_sizes: tuple, keys: tuple) -> dict:
     for p, b in byte_sizes:
         out["precisions"][p] = {"bytes_per_element": b, "kernels": kernel_rows(cfg, b),
                                 "memory": serving.memory_terms(cfg, b)}
+    _check_kv_scales(cfg.name, out["precisions"])
     return out
+
+
+def _check_kv_scales(name: str, entries: dict) -> None:
+    """window.mjs's withKvBytes holds the KV cache at its own precision by scaling each
+    kernel's b2 (bytes ∝ B·C) and the cache's bytes per token by the bytes per element: that is
+    right only if they are the cache alone, so exactly proportional to the precision's bytes.
+    Checked across the precisions the entry holds (bf16 and fp8 in every payload)."""
+    per_byte = [([r[10] / e["bytes_per_element"] for r in e["kernels"]],
+                 e["memory"]["per_sequence_per_token"] / e["bytes_per_element"])
+                for e in entries.values()]
+    for rows, per_token in per_byte[1:]:
+        for have, want in zip(rows + [per_token], per_byte[0][0] + [per_byte[0][1]]):
+            if abs(have - want) > 1e-9 * max(1.0, abs(want)):
+                raise AssertionError(f"{name}: the bytes that grow with B·C are not the KV "
+                                     "cache alone (they do not scale with the precision's "
+                                     "bytes); the KV precision cannot be set apart")
 
 
 def chip_entry(hw, precisions) -> dict:
@@ -90,6 +109,7 @@ def payload(settings) -> dict:
         "models": {m: model_entry(m, precisions, catalog) for m in models},
         "chips": {c: chip_entry(catalog[c], precisions) for c in chips},
         "precisions": list(precisions),
+        "kv_precisions": {p: catalog.precision(p).bytes_per_element for p in KV_PRECISIONS},
         "launch": launch_entry(),
         "prices": {c: {"usd_per_hour": p.usd_per_hour, "range": list(p.range_usd_per_hour),
                        "basis": p.basis, "tier": p.tier, "date": p.date,

@@ -30,6 +30,9 @@ class WindowSettings(WidgetSettings):
     model: str = EXAMPLE.model
     hardware: str = DEFAULT_HARDWARE
     precision: str = DEFAULT_PRECISION
+    kv_precision: str = "bf16"
+    """The KV cache's precision, apart from the weights': servers keep it in bf16 unless told
+    (vLLM's kv_cache_dtype "auto" is the model's dtype); fp8 is a choice the reader makes."""
     context: int = EXAMPLE.seq
     launch: str = "graphs"
     """How the step's kernels are launched (roofline.model.launch.LAUNCH_MODES): replayed as a
@@ -49,6 +52,8 @@ class WindowSettings(WidgetSettings):
         Option("model", str, "a model id (roofline models) or a config.json path"),
         Option("hardware", str, "a catalog id"),
         Option("precision", str, "a precision the chip has: bf16 or fp8"),
+        Option("kv_precision", str, "the KV cache's precision, apart from the weights': bf16 "
+               "(what servers keep unless told) or fp8"),
         Option("context", int, "tokens in each sequence's KV cache"),
         Option("launch", str, "how the step's kernels are launched: graphs (replayed as a CUDA "
                "graph, as serving stacks run decode) or eager (one by one from the host); each "
@@ -86,6 +91,10 @@ class WindowSettings(WidgetSettings):
             except RooflineError as exc:
                 raise self.fail("model" if m == self.model else "models", str(exc.detail),
                                 exc.valid) from None
+        from roofline.widgets.window.payload import KV_PRECISIONS
+        if self.kv_precision not in KV_PRECISIONS:
+            raise self.fail("kv_precision", f"unknown KV-cache precision {self.kv_precision!r}",
+                            list(KV_PRECISIONS))
         from roofline.model.launch import LAUNCH_MODES
         if self.launch not in LAUNCH_MODES:
             raise self.fail("launch", f"unknown launch mode {self.launch!r}", list(LAUNCH_MODES))
@@ -123,7 +132,8 @@ class WindowSettings(WidgetSettings):
         price = self.price if self.price is not None else (
             _prices()[self.hardware].usd_per_hour if self.hardware in _prices() else None)
         return {"model": self.model, "hardware": self.hardware, "precision": self.precision,
-                "context": self.context, "launch": self.launch, "price": price, "latency_ms": self.latency_ms}
+                "kv_precision": self.kv_precision, "context": self.context,
+                "launch": self.launch, "price": price, "latency_ms": self.latency_ms}
 
 
 def _prices():

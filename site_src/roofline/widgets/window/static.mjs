@@ -158,17 +158,22 @@ export function launchText(P, st) {
 
 // The facts under the figure, as plain sentences (the same on the page, on paper and in the CLI).
 export function facts(P, W) {
-  const st = W.state, M = P.models[st.model], chip = P.chips[st.hardware];
-  const mem = M.precisions[st.precision].memory;
+  const st = W.state, chip = P.chips[st.hardware];
+  const mem = W.memory;
   const perSeq = mem.per_sequence_per_token * st.context + mem.working_per_sequence;
+  const kv = st.kv_precision.toUpperCase();
   const out = [];
   out.push(W.wall >= 1
     ? `Memory wall: B = ${num(W.wall)}. The weights take ${binary(mem.weights)} and each ` +
-      `sequence ${binary(perSeq)} (its KV cache for ${whole(st.context)} tokens and its working ` +
-      `set), in the ${binary(chip.capacity)} the ${chip.label} leaves to programs.`
+      `sequence ${binary(perSeq)} (its KV cache for ${whole(st.context)} tokens in ${kv} and its ` +
+      `working set), in the ${binary(chip.capacity)} the ${chip.label} leaves to programs.`
     : `Does not fit: the weights (${binary(mem.weights)}) and one sequence ` +
       `(${binary(perSeq)}) need more than the ${binary(chip.capacity)} the ${chip.label} ` +
       "leaves to programs. Shard the model, or take a smaller precision or context.");
+  if (st.kv_precision !== "bf16") {
+    out.push(`The KV cache is kept in ${kv}, a choice made here (vLLM: --kv-cache-dtype); ` +
+             "servers keep it in BF16 unless told, whatever the weights' precision.");
+  }
   const bands = W.bands.filter((b) => b.from <= Math.max(1, W.wall))
     .map((b) => `${REGIME_NAMES[b.regime]} for B ${num(b.from)}–${num(Math.min(b.to, W.wall))}`);
   if (W.wall >= 1) out.push(`Regimes inside the window: ${bands.join("; ")}.`);

@@ -1,4 +1,5 @@
-// The serving window on the page: its controls (model, chip, precision, context, launch mode,
+// The serving window on the page: its controls (model, chip, precision, KV-cache precision,
+// context, launch mode,
 // price, latency budget, presets) redraw the figure and the facts with static.mjs — the code the build drew
 // the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
 // exported for node's tests; mount() is the page's entry.
@@ -6,7 +7,7 @@ import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/
 import { windowFigure } from "./static.mjs";
 
 export const URL_KEYS = { model: "wmodel", hardware: "whw", precision: "wprec",
-                          context: "wctx", launch: "wlaunch", price: "wprice",
+                          kv_precision: "wkv", context: "wctx", launch: "wlaunch", price: "wprice",
                           latency_ms: "wlat" };
 export const PRESETS = {
   chat: { latency_ms: 50, label: "chat: 50 ms per token" },
@@ -26,6 +27,7 @@ export function stateFromQuery(P, base, search) {
   const ctx = plainNumber(q[URL_KEYS.context]);
   if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
   if (own(P.launch, q[URL_KEYS.launch])) st.launch = q[URL_KEYS.launch];
+  if (own(P.kv_precisions, q[URL_KEYS.kv_precision])) st.kv_precision = q[URL_KEYS.kv_precision];
   const price = plainNumber(q[URL_KEYS.price]);
   if (price !== null && price > 0 && price < 1000) st.price = price;
   if (q[URL_KEYS.latency_ms] === "none") st.latency_ms = null;
@@ -65,6 +67,7 @@ export function mount(root) {
     field("hardware").value = st.hardware;
     field("precision").value = st.precision;
     field("launch").value = st.launch;
+    field("kv_precision").value = st.kv_precision;
     const peaks = P.chips[st.hardware].peaks;
     for (const o of field("precision").options) {
       o.disabled = !Object.prototype.hasOwnProperty.call(peaks, o.value);
@@ -90,6 +93,7 @@ export function mount(root) {
     else if (name === "precision") st = validState(P, { ...st, precision: field("precision").value });
     else if (name === "context") st = { ...st, context: Number(field("context").value) };
     else if (name === "launch") st = { ...st, launch: field("launch").value };
+    else if (name === "kv_precision") st = { ...st, kv_precision: field("kv_precision").value };
     else if (name === "price") {
       const v = plainNumber(field("price").value);
       if (v !== null && v > 0 && v < 1000) { st = { ...st, price: v }; typedPrice = true; }

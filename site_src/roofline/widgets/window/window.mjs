@@ -164,17 +164,32 @@ export function latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall,
   return lo;
 }
 
+// The model entry with its KV cache held at `kvBytes` per element instead of the weights'
+// precision's: the attention's reads of each sequence's cache (each kernel's b2, the bytes that
+// grow with B·C) and the cache's bytes per token scale by kvBytes / bytes per element (payload.py
+// checks that b2 is the cache alone: it scales with the precision's bytes exactly). The new
+// token's K and V, written once per step (b1), stay at the activations' bytes.
+export function withKvBytes(M, prec, kvBytes) {
+  const e = M.precisions[prec];
+  const s = kvBytes / e.bytes_per_element;
+  if (s === 1) return M;
+  const kernels = e.kernels.map((r) => r.map((x, i) => (i === 10 ? x * s : x)));
+  const memory = { ...e.memory, per_sequence_per_token: e.memory.per_sequence_per_token * s };
+  return { ...M, precisions: { ...M.precisions, [prec]: { ...e, kernels, memory } } };
+}
+
 // The gap per kernel of the state's launch mode (P.launch: data/overhead.toml's figures).
 export function launchSeconds(P, st) {
   return P.launch[st.launch].seconds;
 }
 
 // Everything the figure, its table and the CLI show for one state {model, hardware, precision,
-// context, launch ("graphs" or "eager"), price (USD per GPU-hour, or null), latency_ms (or
+// kv_precision, context, launch ("graphs" or "eager"), price (USD per GPU-hour, or null), latency_ms (or
 // null)}.
 export function windowAt(P, st) {
-  const M = P.models[st.model], chip = P.chips[st.hardware];
   const prec = st.precision, ctx = st.context, launchS = launchSeconds(P, st);
+  const M = withKvBytes(P.models[st.model], prec, P.kv_precisions[st.kv_precision]);
+  const chip = P.chips[st.hardware];
   const wall = wallBatch(M, chip, prec, ctx);
   const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
   const at = stepper(M, chip, prec, ctx, launchS);
@@ -192,7 +207,7 @@ export function windowAt(P, st) {
   const best = limit >= 1 ? at(limit) : null;
   const one = at(1);
   return {
-    state: st, wall, x_max: hi, launch_s: launchS, bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
+    state: st, wall, x_max: hi, launch_s: launchS, memory: M.precisions[prec].memory, bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
     crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
     batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu,
