@@ -5,6 +5,7 @@ bokeh and models.json — each gate with a seeded defect that it must catch."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from importlib import metadata
@@ -88,9 +89,30 @@ def test_stale_bundle_is_reported(tmp_path):
     assert any("models.json" in r for r in bokehjs.stale_reasons(vendor, BOKEH_JS, TRIMMER, version))
 
 
-def test_another_bokeh_is_refused():
-    with pytest.raises(bokehjs.StaleBundle, match="3.0.0"):
-        bokehjs.check_version("3.0.0")
+def test_another_bokeh_minor_is_refused_in_one_line_and_a_patch_release_is_not():
+    made = bokehjs.manifest()["bokeh_version"]
+    major, minor, _ = made.split(".", 2)
+    bokehjs.check_version(made)
+    bokehjs.check_version(f"{major}.{minor}.99")
+    for other in ("3.0.0", f"{major}.{int(minor) + 1}.0"):
+        with pytest.raises(bokehjs.StaleBundle, match=re.escape(other)) as refused:
+            bokehjs.check_version(other)
+        assert "\n" not in str(refused.value) and made in str(refused.value)
+
+
+def test_importing_the_widgets_with_another_bokeh_names_the_mismatch(tmp_path):
+    """The import-time check: roofline.widgets imported where bokeh's metadata says 3.0.0."""
+    import sys
+    fake = tmp_path / "bokeh-3.0.0.dist-info"
+    fake.mkdir()
+    (fake / "METADATA").write_text("Metadata-Version: 2.1\nName: bokeh\nVersion: 3.0.0\n")
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+            "import roofline.widgets")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert "StaleBundle" in last and "bokeh 3.0.0 is installed" in last, done.stderr
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")

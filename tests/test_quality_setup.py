@@ -89,27 +89,69 @@ def test_readme_clones_names_the_lesson_and_the_embedding_pages():
     assert "'.[test]'" in readme[readme.rindex("\n\n", 0, fast - 10):fast]
 
 
-def _pins_check(tmp_path, extras: dict[str, list[str]]) -> int:
-    """scripts/test's "is every pin installed?" step, run on a pyproject.toml with `extras`
-    (and no dependencies): its exit status (0: skip the resolver)."""
-    import tomllib  # noqa: F401 - the step's own import; py3.11+
+def _pins_check(tmp_path, pins: list[str]) -> int:
+    """scripts/test's "is every pin installed?" step, run on a constraints.txt of `pins`: its
+    exit status (0: skip the resolver)."""
     script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
     step = script.split("<<'PY'\n", 1)[1].split("\nPY\n", 1)[0]
-    lines = ["[project]", 'name = "roofline-lesson"', "dependencies = []",
-             "[project.optional-dependencies]"]
-    lines += [f"{name} = {reqs!r}".replace("'", '"') for name, reqs in extras.items()]
-    (tmp_path / "pyproject.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "constraints.txt").write_text("# a comment\n\n" + "\n".join(pins) + "\n",
+                                              encoding="utf-8")
     import sys
     return subprocess.run([sys.executable, "-c", step], cwd=tmp_path, timeout=60).returncode
 
 
-def test_the_pin_check_covers_every_extra_the_test_extra_names(tmp_path):
-    """Issue #29 split the sphinx extra into sphinx and notebook: a notebook pin that is not
-    installed must send scripts/test to the full install, not to --no-deps."""
+def test_the_pin_check_reads_every_line_of_the_constraints(tmp_path):
+    """A constraint not installed at its version must send scripts/test to the full install,
+    not to --no-deps."""
     from importlib.metadata import version
-    have = f"pytest=={version('pytest')}"
-    extras = {"test": [have, "roofline-lesson[sphinx,notebook]"], "sphinx": [have],
-              "notebook": [have]}
-    assert _pins_check(tmp_path, extras) == 0
-    extras["notebook"] = [have, "pytest==0.0.1"]
-    assert _pins_check(tmp_path, extras) == 1
+    have = [f"pytest=={version('pytest')}", f"numpy=={version('numpy')}  # why"]
+    assert _pins_check(tmp_path, have) == 0
+    assert _pins_check(tmp_path, have + ["pytest==0.0.1"]) == 1
+    assert _pins_check(tmp_path, have + ["no-such-package-here==1.0"]) == 1
+
+
+def unpinned(project: dict, constraints: str) -> list[str]:
+    """Each requirement of pyproject's [project] (dependencies and every extra) that
+    constraints.txt does not pin, or pins outside the range the requirement asks for."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+    pins = {}
+    for line in constraints.splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, _, want = line.partition("==")
+            pins[canonicalize_name(name)] = want.strip()
+    reqs = [Requirement(r) for r in project["dependencies"]]
+    reqs += [Requirement(r) for extra in project["optional-dependencies"].values() for r in extra]
+    wrong = []
+    for req in reqs:
+        if canonicalize_name(req.name) == canonicalize_name(project["name"]):
+            continue  # the package's own extras
+        pin = pins.get(canonicalize_name(req.name))
+        if pin is None or not req.specifier.contains(pin, prereleases=True):
+            wrong.append(f"{req}: constraints.txt pins {pin or 'nothing'}")
+    return wrong
+
+
+def test_constraints_pin_every_requirement_within_its_range():
+    """pyproject.toml asks for ranges, constraints.txt holds the exact versions the site and
+    the tests install: each range has its pin, inside it."""
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    constraints = (ROOT / "constraints.txt").read_text("utf-8")
+    assert unpinned(project, constraints) == []
+    assert not [r for r in project["dependencies"] if "==" in r]
+    # Seeded: a requirement with no pin, and a pin outside its range.
+    seeded = {**project, "dependencies": project["dependencies"] + ["rich>=13"]}
+    assert unpinned(seeded, constraints) == ["rich>=13: constraints.txt pins nothing"]
+    import re
+    moved = re.sub(r"(?m)^bokeh==\S+", "bokeh==99.0", constraints)
+    wrong = unpinned(project, moved)
+    assert len(wrong) == 1 and wrong[0].startswith("bokeh") and "pins 99.0" in wrong[0]
+
+
+def test_readme_and_scripts_install_with_the_constraints():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    script = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    assert "pip install -e '.[site]' -c constraints.txt" in readme
+    assert "-e '.[test]' -c constraints.txt" in script

@@ -53,8 +53,8 @@ def test_install_snippet_works_from_a_clone_with_real_extras():
     clone, *pips = lines
     assert clone[:2] == ["git", "clone"] and clone[-2:] == ["cd", clone[3]]
     assert [p[:3] for p in pips] == [["pip", "install", "-e"]] * 3
-    assert [p[3] for p in pips] == [".", ".[sphinx]", ".[notebook]"]
-    assert {"sphinx", "notebook"} <= set(_extras())
+    assert [p[3] for p in pips] == [".[mkdocs]", ".[sphinx]", ".[notebook]"]
+    assert {"mkdocs", "sphinx", "notebook"} <= set(_extras())
     assert not [r for r in _extras()["sphinx"] if r.startswith(("nb", "ipykernel"))]
 
 
@@ -68,11 +68,12 @@ def test_install_from_git_snippet_names_the_package_and_an_extra():
 
 
 def test_the_embed_pages_install_lines_match():
-    """docs/embed.md's MkDocs install: the same clone line, and the git form without extras."""
+    """docs/embed.md's MkDocs install: the same clone line, and the git form, each with the
+    mkdocs extra."""
     from sitecheck import doc_block
     lines = [shlex.split(line.split("#")[0]) for line in doc_block("install").splitlines()]
-    assert lines == [["pip", "install", "-e", "."],
-                     ["pip", "install", "roofline-lesson @ git+REPOSITORY-URL"]]
+    assert lines == [["pip", "install", "-e", ".[mkdocs]"],
+                     ["pip", "install", "roofline-lesson[mkdocs] @ git+REPOSITORY-URL"]]
 
 
 @pytest.mark.slow

@@ -38,13 +38,21 @@ def bundle_path() -> Path:
     return VENDOR / manifest()["output"]["name"]
 
 
+def _minor(version: str) -> tuple[str, ...]:
+    return tuple(version.split(".")[:2])
+
+
 def check_version(installed: str) -> None:
-    """Refuse to ship a bundle made from another bokeh than the one serializing the plots."""
+    """Refuse a bokeh of another minor version than the bundle was made from: its documents
+    may name models or properties the bundle's BokehJS does not have. One line, naming both
+    and the range pyproject.toml asks for. (A patch release serializes the same documents; the
+    repository's own test of the bundle, stale_reasons, asks for the exact version.)"""
     made = manifest()["bokeh_version"]
-    if made != installed:
-        raise StaleBundle(f"roofline/vendor/bokehjs was made from bokeh {made} but bokeh "
-                          f"{installed} is installed: run `python -m lesson_site.bokeh_models` "
-                          f"and `node scripts/trim-bokehjs.mjs`")
+    if _minor(made) != _minor(installed):
+        major, minor = (int(v) for v in _minor(made))
+        raise StaleBundle(f"roofline's BokehJS (roofline/vendor/bokehjs) was trimmed from bokeh "
+                          f"{made} and needs bokeh {major}.{minor}.x, but bokeh {installed} is "
+                          f"installed: pip install 'bokeh>={major}.{minor},<{major}.{minor + 1}'")
 
 
 def item_models(item: object) -> Iterator[str]:
