@@ -33,8 +33,16 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
 
 def graph(root: Path) -> dict[str, set[str]]:
     """module -> the package's modules it imports, for the package folder `root`."""
+    return imports(root)[0]
+
+
+def imports(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(module -> the package's modules it imports, module -> the top-level names of the other
+    packages it imports: `bokeh` for `from bokeh.models import Div`), for the package folder
+    `root`."""
     files = {module_name(root, p): p for p in sorted(root.rglob("*.py"))}
     edges: dict[str, set[str]] = {m: set() for m in files}
+    outside: dict[str, set[str]] = {m: set() for m in files}
     for mod, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         skip = _type_checking_nodes(tree)
@@ -60,7 +68,9 @@ def graph(root: Path) -> dict[str, set[str]]:
                 found = _resolve(target, files)
                 if found and found != mod:
                     edges[mod].add(found)
-    return edges
+                elif not found and target.split(".")[0] != root.name:
+                    outside[mod].add(target.split(".")[0])
+    return edges, outside
 
 
 _JS_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^"'`]*?\bfrom\s*["'](\.{1,2}/[^"']+)["']"""

@@ -1,0 +1,191 @@
+"""The layering rules ARCHITECTURE.md draws, read from the imports with ast (tests/importgraph.py;
+nothing is imported), each shown failing on a seeded package:
+
+- the model imports no Bokeh, MkDocs or Sphinx, and none of the renderers, widgets or hosts, not
+  even through another module of ours (a notebook can use it with none of them installed);
+- the widgets import none of the hosts (a host is one door onto them; the widgets know none);
+- the hosts keep no module-level mutable state: state lives on an object whose lifetime is
+  clear (the plugin instance, the Sphinx app), not in a global, a ContextVar or a module cache.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from importgraph import imports
+
+PACKAGE = Path(__file__).resolve().parent.parent / "site_src" / "roofline"
+
+# (layer, the other packages it must not reach, the layers of ours it must not reach)
+RULES = [
+    ("roofline.model", {"bokeh", "mkdocs", "pymdownx", "material", "sphinx", "docutils"},
+     {"roofline.render", "roofline.widgets", "roofline.hosts"}),
+    ("roofline.widgets", set(), {"roofline.hosts"}),
+]
+
+
+def _in(module: str, layer: str) -> bool:
+    return module == layer or module.startswith(layer + ".")
+
+
+def broken(edges: dict[str, set[str]], outside: dict[str, set[str]], layer: str,
+           banned_outside: set[str], banned_layers: set[str]) -> list[str]:
+    """Each import chain from a module of `layer` to a banned layer of ours or a banned other
+    package, transitively through our modules: "a -> b -> bokeh"."""
+    found = set()
+    for start in sorted(m for m in edges if _in(m, layer)):
+        chain = {start: [start]}
+        todo = [start]
+        while todo:
+            mod = todo.pop(0)
+            for name in sorted(outside.get(mod, ())):
+                if name in banned_outside:
+                    found.add(" -> ".join(chain[mod] + [name]))
+            for dep in sorted(edges.get(mod, ())):
+                if dep in chain:
+                    continue
+                chain[dep] = chain[mod] + [dep]
+                if any(_in(dep, banned) for banned in banned_layers):
+                    found.add(" -> ".join(chain[dep]))
+                else:
+                    todo.append(dep)
+    return sorted(found)
+
+
+@pytest.fixture(scope="module")
+def package_imports():
+    return imports(PACKAGE)
+
+
+@pytest.mark.parametrize("layer, banned_outside, banned_layers", RULES,
+                         ids=[rule[0] for rule in RULES])
+def test_the_layer_imports_nothing_downstream(package_imports, layer, banned_outside,
+                                              banned_layers):
+    edges, outside = package_imports
+    assert any(_in(m, layer) for m in edges), f"no module in {layer}: the rule guards nothing"
+    assert broken(edges, outside, layer, banned_outside, banned_layers) == []
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_seeded_each_layer_rule_fails_on_a_direct_and_a_transitive_import(tmp_path):
+    pkg = _write(tmp_path / "roofline", {
+        "__init__.py": "", "errors.py": "", "fmt.py": "import bokeh.models\n",
+        "model/__init__.py": "", "model/maths.py": "from roofline import errors\n",
+        "model/catalog.py": "def f():\n    from bokeh.plotting import figure\n",
+        "model/ops.py": "from roofline.render import tables\n",
+        "model/memory.py": "from roofline import fmt\n",
+        "render/__init__.py": "", "render/tables.py": "",
+        "widgets/__init__.py": "", "widgets/base.py": "from roofline.render import tables\n",
+        "widgets/layout.py": "from ..hosts import door\n",
+        "hosts/__init__.py": "", "hosts/door.py": "import mkdocs\n",
+    })
+    edges, outside = imports(pkg)
+    (model, model_out, model_in), (widgets, widgets_out, widgets_in) = RULES
+    assert broken(edges, outside, model, model_out, model_in) == [
+        "roofline.model.catalog -> bokeh",
+        "roofline.model.memory -> roofline.fmt -> bokeh",
+        "roofline.model.ops -> roofline.render.tables"]
+    assert broken(edges, outside, widgets, widgets_out, widgets_in) == [
+        "roofline.widgets.layout -> roofline.hosts.door"]
+
+
+def test_seeded_a_real_model_module_that_imports_a_widget_is_caught(package_imports):
+    edges, outside = package_imports
+    edges = {m: set(deps) for m, deps in edges.items()}
+    edges["roofline.model.maths"].add("roofline.widgets.roofline.layout")
+    layer, out, banned = RULES[0]
+    found = broken(edges, outside, layer, out, banned)
+    assert "roofline.model.maths -> roofline.widgets.roofline.layout" in found
+
+
+# ------------------------------------------------------------- state in the hosts
+
+_MUTATORS = {"append", "extend", "insert", "add", "update", "pop", "popitem", "clear",
+             "setdefault", "remove", "discard", "set", "reset"}
+_CACHES = {"cache", "lru_cache", "cached_property"}
+
+# Each exception names why it stays, and goes when its reason does.
+KNOWN_STATE = {
+    "ahead._active": "the render-ahead worker's process handle; issue #48 moves the worker "
+                     "onto the plugin object or removes it, a change of its own",
+    "buildcache._configured": "the cache folder the plugin set for this build (same change)",
+    "buildcache._elsewhere": "whether a block renders outside a build (same change)",
+    "buildcache._defer": "whether the worker defers blocks (same change)",
+    "buildcache._build_code": "the code hash, read once per build (same change)",
+    "buildcache._hash": "memo of a file's hash by (path, mtime, size): a pure function",
+    "buildcache._version": "memo of an installed distribution's version",
+    "fences.PAGE": "the page a fence is formatted on, for its errors: pymdown's custom-fence "
+                   "formatter is called with no page",
+    "notebook._display_class": "memo of a class made once per Bokeh base class",
+}
+
+
+def module_state(path: Path) -> set[str]:
+    """The module-level state of one module: names rebound by `global`, containers the module
+    mutates (`X.append(...)`, `X[k] = v`, `del X[k]`), ContextVars, and cached functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    top: set[str] = set()
+    found: set[str] = set()
+    for node in tree.body:
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
+        for target in targets:
+            if isinstance(target, ast.Name):
+                top.add(target.id)
+                value = node.value
+                if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("ContextVar"):
+                    found.add(target.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for deco in node.decorator_list:
+                name = ast.unparse(deco.func if isinstance(deco, ast.Call) else deco)
+                if name.split(".")[-1] in _CACHES:
+                    found.add(node.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            found.update(node.names)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.value.id in top
+              and node.func.attr in _MUTATORS):
+            found.add(node.func.value.id)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            for target in (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                           else [node.target]):
+                if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                        and target.value.id in top):
+                    found.add(target.value.id)
+    return found
+
+
+def hosts_state(folder: Path) -> set[str]:
+    return {f"{path.stem}.{name}" for path in sorted(folder.glob("*.py"))
+            for name in module_state(path)}
+
+
+def test_the_hosts_keep_no_module_level_state():
+    found = hosts_state(PACKAGE / "hosts")
+    assert sorted(found - set(KNOWN_STATE)) == []
+    assert sorted(set(KNOWN_STATE) - found) == [], "gone: remove from KNOWN_STATE"
+
+
+def test_seeded_each_kind_of_module_state_is_found(tmp_path):
+    _write(tmp_path, {"plugin.py": (
+        "import contextvars\nfrom functools import lru_cache\n"
+        "TABLE = {'a': 1}\n"                      # a constant table: read, never written
+        "_seen = []\n_by_page = {}\n_count = 0\n"
+        "PAGE = contextvars.ContextVar('page')\n"
+        "def on_page(page):\n    _seen.append(page)\n    _by_page[page] = TABLE['a']\n"
+        "def bump():\n    global _count\n    _count += 1\n"
+        "@lru_cache(maxsize=None)\ndef slow(x):\n    return x\n"
+        "def local():\n    mine = []\n    mine.append(1)\n")})
+    assert hosts_state(tmp_path) == {"plugin._seen", "plugin._by_page", "plugin._count",
+                                     "plugin.PAGE", "plugin.slow"}
