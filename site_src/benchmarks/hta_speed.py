@@ -112,10 +112,11 @@ def main(argv: list[str] | None = None) -> int:
             f"ranks: {args.ranks} ({len(list(args.ranks.iterdir()))} files, {size} bytes), "
             f"ours with --jobs {args.jobs}", f"{os.cpu_count()} CPUs", "medians:"]
     for (what, who), rs in results.items():
+        walls = ", ".join(f"{x['wall_s']:.2f}" for x in rs)
         head.append(f"  {what:<6} {who:<4} wall {statistics.median(x['wall_s'] for x in rs):.2f} s"
                     f"  tree RSS {statistics.median(x['rss_mib'] for x in rs):.0f} MiB"
                     f"  PSS {statistics.median(x['pss_mib'] for x in rs):.0f} MiB"
-                    f"  (walls {', '.join(f'{x['wall_s']:.2f}' for x in rs)})")
+                    f"  (walls {walls})")
     text = "\n".join(head + ["", *lines]) + "\n"
     print(text)
     if args.out:
