@@ -279,3 +279,28 @@ def test_every_trace_s_span_busy_and_kernels_by_hand(traces, name, hardware):
     assert r["account"]["busy_s"] == pytest.approx(union_us(ks) * 1e-6, rel=1e-12)
     assert r["account"]["launch"]["kernels"] == sum(e["cat"] == "kernel" for e in ks)
     assert sum(w["time_s"] for w in r["waterfall"]) == pytest.approx(r["wall_s"], rel=1e-2)
+
+
+@pytest.mark.slow   # reads the real traces (tens of MB of JSON)
+def test_the_fence_draws_a_gpu_trace_and_a_folder_of_ranks(traces, tmp_path):
+    # the same door as the CLI's: a GPU trace's report, a folder's ranks, and an option error
+    # that names the page, line and option
+    from roofline.errors import WidgetOptionError
+    from roofline.hosts import door
+    html = door.render_widget("roofline-profile",
+                              {"trace": str(traces / "hta-mi250-minitoy-train.json.gz")})
+    assert "AMD Instinct MI250 (one GCD)" in html and "Time account of" in html
+    job = tmp_path / "job"
+    job.mkdir()
+    for i in (0, 1):
+        (job / f"rank-{i}.json.gz").write_bytes(
+            (traces / f"hta-sampled-rank-{i}-of-128.json.gz").read_bytes())
+    html = door.render_widget("roofline-profile", {"trace": str(job), "hardware": "a100-sxm-80gb"})
+    m = ranks([job], hardware="a100-sxm-80gb")
+    assert f"the slowest is rank {m['slowest']}" in html and "2 ranks" in html
+    with pytest.raises(WidgetOptionError, match=r"docs/p\.md:3: option 'hardware': .*"
+                                                r"no deviceProperties"):
+        door.settings("roofline-profile", {"trace": str(job)}, where="docs/p.md:3")
+    with pytest.raises(WidgetOptionError, match=r"docs/p\.md:3: option 'hardware': .*h900"):
+        door.settings("roofline-profile", {"trace": str(job), "hardware": "h900"},
+                      where="docs/p.md:3")

@@ -14,12 +14,14 @@ from roofline.errors import RooflineError
 from roofline.widgets.base import Option, WidgetSettings
 
 
-def resolve(value: str, docs_dir: Path | None = None, what: str = "trace") -> Path:
-    """A file named in a fence: relative to the docs folder, else the working directory."""
+def resolve(value: str, docs_dir: Path | None = None, what: str = "trace",
+            folder: bool = False) -> Path:
+    """A file (or, with `folder`, a folder) named in a fence: relative to the docs folder, else
+    the working directory."""
     p = Path(value)
     candidates = [p] if p.is_absolute() else [(docs_dir or Path("docs")) / p, p]
     for c in candidates:
-        if c.is_file():
+        if c.is_file() or (folder and c.is_dir()):
             return c
     raise RooflineError(f"no such file (looked in: {', '.join(map(str, candidates))})",
                         field=what)
@@ -40,8 +42,8 @@ class ProfileSettings(WidgetSettings):
 
     KIND: ClassVar[str] = "roofline-profile"
     OPTIONS: ClassVar[tuple[Option, ...]] = (
-        Option("trace", str, "a torch.profiler Chrome trace (.json or .json.gz), a path under "
-               "docs/"),
+        Option("trace", str, "a torch.profiler Chrome trace (.json or .json.gz), or a folder of "
+               "one job's per-rank GPU traces, a path under docs/"),
         Option("step", int, "which ProfilerStep#N", default_text="the last one"),
         Option("measurement", str, "a CPU trace's measurement JSON (roofline measure)",
                default_text="the build machine's"),
@@ -66,7 +68,11 @@ class ProfileSettings(WidgetSettings):
 
     def data_files(self) -> list[str]:
         # (the build machine's measurement is package data, hashed with the rest of it)
-        files = [str(resolve(self.trace))] if self.trace else []
+        files = []
+        if self.trace:
+            from roofline.profile.ranks import rank_files
+            path = resolve(self.trace, folder=True)
+            files = [str(f) for f in (rank_files([path]) if path.is_dir() else [path])]
         if self.measurement:
             files.append(str(resolve(self.measurement, what="measurement")))
         return files
@@ -82,10 +88,15 @@ class ProfileSettings(WidgetSettings):
         """The trace's analysis (a copy: the caller owns it), kept per version of the trace and
         measurement files: a build checks a fence (render-ahead's plan, the page) and draws it."""
         from roofline.model import datafile as _toml
+        path = resolve(self.trace, folder=True)
+        if path.is_dir():   # the ranks of one job: the key is every rank file's
+            from roofline.profile.ranks import rank_files
+            keys = tuple(_toml.file_key(f) for f in rank_files([path]))
+            return copy.deepcopy(_ranks(str(path), keys, self.step, self.hardware or None))
         measurement = (_toml.file_key(resolve(self.measurement, what="measurement"))
                        if self.measurement else None)
-        return copy.deepcopy(_report(_toml.file_key(resolve(self.trace)), measurement,
-                                     self.step, self.hardware or None))
+        return copy.deepcopy(_report(_toml.file_key(path), measurement, self.step,
+                                     self.hardware or None))
 
     def roof(self) -> dict:
         """The roofline a dropped trace is placed on first: the measurement's, else the build
@@ -128,3 +139,9 @@ def _report(trace_key: tuple, measurement_key: tuple | None, step: int | None,
     from roofline.profile.analyse import report
     return report(Path(trace_key[0]), step, hardware=hardware,
                   measurement=Path(measurement_key[0]) if measurement_key else None)
+
+
+@functools.lru_cache(maxsize=4)
+def _ranks(folder: str, keys: tuple, step: int | None, hardware: str | None) -> dict:
+    from roofline.profile.ranks import ranks
+    return ranks([Path(folder)], step, hardware=hardware)
