@@ -217,6 +217,29 @@ def test_qwen_cheapest_under_50_ms(qwen_eager):
     assert round(price, 3) == 0.395
 
 
+def test_mbu_beside_mfu_by_hand(llama, llama_eager, capsys):
+    # MBU = the bytes the step must read ÷ (step × 3.35 TB/s). Llama 2 7B at batch 1 must read
+    # its weights but the embedding table, 13,214,687,232 B (the norms' 2 × 4,096 × 65 B are
+    # under 0.01 %), and its 2 GiB of KV cache: 15,362,170,880 B.
+    #   graphs: 15.36 GB ÷ (4.795 ms × 3.35 TB/s) = 95.6 %
+    #   eager:  15.36 GB ÷ (6.265 ms × 3.35 TB/s) = 73.2 % (the issue's "about 73 %")
+    must = 2 * (6_738_415_616 - 32_000 * 4096) + 2 ** 31
+    for figs, want in ((llama, 0.956), (llama_eager, 0.732)):
+        one = figs["figures"]["batch_one"]
+        assert one["must_read_bytes"] == pytest.approx(must, rel=1e-4)
+        assert one["mbu"] == pytest.approx(must / (one["step_s"] * 3.35e12), rel=1e-4)
+        assert round(one["mbu"], 3) == want
+        assert all(0 < p["mbu"] < 1 for p in figs["figures"]["series"] if p["fits"])
+        assert "MBU" in figs["facts"][3] and "mbu" in figs["figures"]["best"]
+    assert cli.main(["window", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"mfu", "mbu"} <= set(doc["series"][0]) and "mbu" in doc["batch_one"]
+    assert cli.main(["window"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines()
+                  if line.startswith("batch"))
+    assert header.split()[3:5] == ["MFU", "MBU"]
+
+
 # ---------------------------------------------------------------- the KV cache's own precision
 
 def test_fp8_weights_keep_a_bf16_kv_cache_unless_told():
@@ -346,7 +369,8 @@ def test_options_errors_name_the_option_and_a_chip_without_a_price_warns():
 def test_cli_text_json_and_csv(capsys):
     assert cli.main(["window"]) == 0
     text = capsys.readouterr().out
-    assert "Memory wall: B = 33" in text and "$0.642 per 1M" in text
+    flat = " ".join(text.split())
+    assert "Memory wall: B = 33" in flat and "$0.642 per 1M" in flat
     assert "launches: CUDA graphs (0.5 µs per kernel)" in text.splitlines()[0]
     assert cli.main(["window", "--model", "qwen3-30b-a3b", "--launch", "eager",
                      "--format", "json"]) == 0

@@ -25,6 +25,8 @@ FIELDS = {
     "best_price": lambda W, P: f"${fmt.num(W['best']['price_per_million'], 3)}",
     "best_tokens_per_s": lambda W, P: f"{fmt.num(W['best']['tokens_per_s'], 3)}",
     "best_mfu": lambda W, P: fmt.percent(W["best"]["mfu"], 3),
+    "best_mbu": lambda W, P: fmt.percent(W["best"]["mbu"], 3),
+    "one_mbu": lambda W, P: fmt.percent(W["batch_one"]["mbu"], 3),
     "best_step_ms": lambda W, P: fmt.num(W["best"]["step_s"] * 1e3, 3),
     "one_step_ms": lambda W, P: fmt.num(W["batch_one"]["step_s"] * 1e3, 3),
     "one_tokens_per_s": lambda W, P: fmt.num(W["batch_one"]["tokens_per_s"], 3),

@@ -130,3 +130,12 @@ test("an fp8 KV cache halves the cache's reads and bytes, not the weights'", () 
   assert.equal(v.stateFromQuery(P, P.state, "?wkv=fp8").kv_precision, "fp8");
   assert.equal(v.stateFromQuery(P, P.state, "?wkv=valueOf").kv_precision, "bf16");
 });
+
+test("MBU: the weights and the KV cache the step must read, over step × bandwidth", () => {
+  // B = 10, C = 1,000: 1 GB of weights + 10 × 1,000 × 1 kB of cache = 1.01 GB must be read;
+  // the step is 1.012 ms, so MBU = 1.01e9 / (1.012e-3 × 1e12) = 99.8 %
+  const s = w.stepAt(M, CHIP, "bf16", 10, 1000, 1e-6);
+  assert.equal(s.must_read_bytes, 1.01e9);
+  assert.equal(s.mbu, 1.01e9 / (s.step_s * 1e12));
+  assert.ok(Math.abs(s.mbu - 0.998) < 5e-4);
+});

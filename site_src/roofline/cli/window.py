@@ -21,6 +21,7 @@ def series_table(series: list[dict]) -> Table:
             Column("step_s", "ms/token", lambda v: f"{v * 1e3:.3g}", "right"),
             Column("tokens_per_s", "tokens/s", lambda v: f"{v:.4g}", "right"),
             Column("mfu", "MFU", lambda v: f"{v * 100:.3g}%", "right"),
+            Column("mbu", "MBU", lambda v: f"{v * 100:.3g}%", "right"),
             Column("price_per_million", "$/1M tokens", lambda v: f"{v:.3g}", "right"),
             Column("regime", "regime"),
             Column("fits", "fits", lambda v: "yes" if v else "does not fit"))
@@ -28,10 +29,10 @@ def series_table(series: list[dict]) -> Table:
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("window", help="decode throughput, MFU and price against the batch",
+    p = sub.add_parser("window", help="decode throughput, MFU, MBU and price against the batch",
                        description="The serving window: for one model on one chip, decode "
-                       "tokens per second per chip, MFU and price per 1M tokens at every batch "
-                       "up to the memory wall and past it, the regimes, where the step turns "
+                       "tokens per second per chip, MFU, MBU and price per 1M tokens at every "
+                       "batch up to the memory wall and past it, the regimes, where the step turns "
                        "compute-bound and the cheapest batch within a latency budget. The "
                        "flags are the ```roofline-window fence's options.")
     add_settings_options(p, WindowSettings, skip=("models", "chips", "url"))

@@ -111,8 +111,9 @@ def caption(P: dict) -> str:
     st = P["state"]
     return (f"The serving window of {P['models'][st['model']]['label']} on the "
             f"{P['chips'][st['hardware']]['label']} in {st['precision']} (KV cache in "
-            f"{st['kv_precision']}) with {st['context']:,} tokens of context, kernels launched as {P['launch'][st['launch']]['label']}: "
-            "decode tokens per second per chip, MFU and price per 1M tokens "
+            f"{st['kv_precision']}) with {st['context']:,} tokens of context, kernels launched "
+            f"as {P['launch'][st['launch']]['label']}: decode tokens per second per chip, MFU, "
+            "MBU and price per 1M tokens "
             "against the batch, each regime shaded where it holds and the memory wall marked.")
 
 

@@ -121,7 +121,8 @@ class WindowSettings(WidgetSettings):
 
     @property
     def label(self) -> str:
-        return "The serving window: decode tokens per second, MFU and price against the batch"
+        return ("The serving window: decode tokens per second, MFU, MBU and price against the "
+                "batch")
 
     def payload(self) -> dict:
         from roofline.widgets.window.payload import payload

@@ -11,7 +11,7 @@ import { windowAt } from "./window.mjs";
 // tablet's: its text only grows). A third, medium one cost the lesson 1.4 KB gzipped.
 export const VARIANTS = [[688, "rl-window-wide"], [320, "rl-window-narrow"]];
 export const COLORS = { launch: "#8250df", memory: "#d1352b", compute: "#2e9e48",
-                        line: "#2f7fd8", nofit: "muted", latency: "#b35900" };
+                        line: "#2f7fd8", mbu: "#0f7b6c", nofit: "muted", latency: "#b35900" };
 // The key's swatches, in block.py's order (launch, memory, compute, does not fit): [colour, opacity].
 export function windowColors() {
   return [[COLORS.launch, 0.35], [COLORS.memory, 0.35], [COLORS.compute, 0.35], ["#8c959f", 0.6]];
@@ -76,7 +76,8 @@ export function drawnPoints(series, wall) {
 function panel(W, width, height, spec) {
   const s = drawnPoints(W.series, W.wall);
   const xr = [0.8, W.x_max * 1.12];
-  const yr = yRange(s.map((p) => p[spec.key]));
+  const also = spec.also || [];
+  const yr = yRange(s.flatMap((p) => [p[spec.key], ...also.map((a) => p[a.key])]));
   const fit = s.filter((p) => p.fits), over = s.filter((p) => !p.fits || p.batch === W.wall);
   // Each regime shaded where it holds inside the window; past the wall, "does not fit".
   const end = W.wall >= 1 ? W.wall + 0.5 : xr[0];
@@ -88,6 +89,12 @@ function panel(W, width, height, spec) {
   if (fit.length) {
     lines.push({ x: fit.map((p) => p.batch), y: fit.map((p) => p[spec.key]), color: COLORS.line,
                  width: 2.5, cls: "rl-window-series" });
+  }
+  for (const a of also) {
+    if (fit.length) {
+      lines.push({ x: fit.map((p) => p.batch), y: fit.map((p) => p[a.key]), color: a.color,
+                   width: 2.5, cls: `rl-window-${a.key}`, label: a.label, labelColor: a.color });
+    }
   }
   if (over.length > 1) {
     lines.push({ x: over.map((p) => p.batch), y: over.map((p) => p[spec.key]), color: "muted",
@@ -134,9 +141,11 @@ export function windowSvg(P, W, width, cls) {
                          title: `Decode tokens per second per ${P.chips[st.hardware].label}`,
                          best: (b) => `${num(b.tokens_per_s)} tokens/s at B = ${num(b.batch)}` }),
     panel(W, width, h, { key: "mfu", value: (b) => b.mfu, cls, margin: st.price === null ? bottom : top,
-                         yLabel: "MFU", format: (v) => percent(v, 2),
+                         yLabel: "MFU, MBU", format: (v) => percent(v, 2),
                          xLabel: st.price === null ? "batch (sequences decoding at once)" : "",
-                         title: "Model FLOPs utilisation", best: (b) => `MFU ${percent(b.mfu, 3)}` }),
+                         also: [{ key: "mbu", color: COLORS.mbu, label: "MBU" }],
+                         title: "FLOPs (MFU) and bandwidth (MBU) utilisation",
+                         best: (b) => `MFU ${percent(b.mfu, 3)}, MBU ${percent(b.mbu, 3)}` }),
   ];
   if (st.price !== null) {
     parts.push(panel(W, width, h + 20, {
@@ -189,7 +198,8 @@ export function facts(P, W) {
       : `Compute-bound from B = ${num(c.batch)}.`);
   const one = W.batch_one;
   out.push(`Batch 1: ${seconds(one.step_s)} per token, ${num(one.tokens_per_s)} tokens/s, MFU ` +
-           `${percent(one.mfu, 3)}; launch gaps are ${percent(one.launch_share, 3)} of the step ` +
+           `${percent(one.mfu, 3)}, MBU ${percent(one.mbu, 3)}; launch gaps are ` +
+           `${percent(one.launch_share, 3)} of the step ` +
            `(${launchText(P, st)}).`);
   if (st.latency_ms !== null) {
     out.push(W.latency_limit >= 1
@@ -201,7 +211,7 @@ export function facts(P, W) {
     const b = W.best;
     const where = st.latency_ms !== null ? "Cheapest within the budget" : "Cheapest that fits";
     out.push(`${where}: B = ${num(b.batch)}, ${seconds(b.step_s)} per token, ` +
-             `${num(b.tokens_per_s)} tokens/s, MFU ${percent(b.mfu, 3)}` +
+             `${num(b.tokens_per_s)} tokens/s, MFU ${percent(b.mfu, 3)}, MBU ${percent(b.mbu, 3)}` +
              (b.price_per_million === null ? "."
                : `, ${money(b.price_per_million)} per 1M tokens at ${hourly(st.price)} per GPU-hour.`));
   }

@@ -1,7 +1,6 @@
 // The serving window on the page: its controls (model, chip, precision, KV-cache precision,
-// context, launch mode,
-// price, latency budget, presets) redraw the figure and the facts with static.mjs — the code the build drew
-// the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
+// context, launch mode, price, latency budget, presets) redraw the figure and the facts with
+// static.mjs — the code the build drew the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
 // exported for node's tests; mount() is the page's entry.
 import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { windowFigure } from "./static.mjs";

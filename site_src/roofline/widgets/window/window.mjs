@@ -16,13 +16,16 @@ export function touched(moe, batch) {
 }
 
 // One decode step at batch B and context C: every kernel at its roofline bound plus the one
-// launch gap per launch (roofline.model.launch). Times are split by what binds each kernel at
+// launch gap per launch (roofline.model.launch). MFU = useful FLOPs ÷ (step × peak); MBU = the
+// bytes the step must read ÷ (step × HBM bandwidth), those bytes being the weights it touches
+// (each kernel's b0, and an MoE's touched experts, w·g) and every sequence's KV cache (b2·B·C),
+// not the activations it passes between kernels. Times are split by what binds each kernel at
 // this batch: `compute_s` in kernels at or past the ridge, `memory_s` in kernels below it,
 // `launch_s` the gaps. The step's regime is the largest of the three.
 export function stepAt(M, chip, prec, batch, ctx, launchS) {
   const peak = chip.peaks[prec], bw = chip.bandwidth;
   const g = touched(M.moe, batch);
-  let compute = 0, memory = 0, useful = 0, flops = 0, bytes = 0, launches = 0;
+  let compute = 0, memory = 0, useful = 0, flops = 0, bytes = 0, launches = 0, must = 0;
   for (const [n, l, f0, f1, f2, u0, u1, u2, b0, b1, b2, w] of M.precisions[prec].kernels) {
     const f = f0 + f1 * batch + f2 * batch * ctx;
     const y = b0 + b1 * batch + b2 * batch * ctx + w * g;
@@ -31,6 +34,7 @@ export function stepAt(M, chip, prec, batch, ctx, launchS) {
     useful += n * (u0 + u1 * batch + u2 * batch * ctx);
     flops += n * f;
     bytes += n * y;
+    must += n * (b0 + b2 * batch * ctx + w * g);
     launches += n * l;
   }
   const launch = launches * launchS;
@@ -39,8 +43,9 @@ export function stepAt(M, chip, prec, batch, ctx, launchS) {
   const regime = launch >= memory && launch >= compute ? "launch"
     : compute > memory ? "compute" : "memory";
   return { batch, step_s: step, compute_s: compute, memory_s: memory, launch_s: launch,
-           launches, flops, useful_flops: useful, bytes, tokens_per_s: batch / step,
-           mfu: useful / (step * peak), memory_bytes: mem, fits: mem <= chip.capacity, regime };
+           launches, flops, useful_flops: useful, bytes, must_read_bytes: must,
+           tokens_per_s: batch / step, mfu: useful / (step * peak), mbu: must / (step * bw),
+           memory_bytes: mem, fits: mem <= chip.capacity, regime };
 }
 
 // stepAt at one (model, chip, precision, context, launch gap) as a function of the batch, each
@@ -184,8 +189,8 @@ export function launchSeconds(P, st) {
 }
 
 // Everything the figure, its table and the CLI show for one state {model, hardware, precision,
-// kv_precision, context, launch ("graphs" or "eager"), price (USD per GPU-hour, or null), latency_ms (or
-// null)}.
+// kv_precision, context, launch ("graphs" or "eager"), price (USD per GPU-hour, or null),
+// latency_ms (or null)}.
 export function windowAt(P, st) {
   const prec = st.precision, ctx = st.context, launchS = launchSeconds(P, st);
   const M = withKvBytes(P.models[st.model], prec, P.kv_precisions[st.kv_precision]);
@@ -196,7 +201,7 @@ export function windowAt(P, st) {
   const price = st.price === null || st.price === undefined ? null : st.price;
   const series = grid(1, hi).map((b) => {
     const s = at(b);
-    return { batch: b, tokens_per_s: s.tokens_per_s, mfu: s.mfu, step_s: s.step_s,
+    return { batch: b, tokens_per_s: s.tokens_per_s, mfu: s.mfu, mbu: s.mbu, step_s: s.step_s,
              fits: b <= wall, regime: s.regime,
              price_per_million: price === null ? null : pricePerMillion(price, s.tokens_per_s) };
   });
@@ -207,13 +212,15 @@ export function windowAt(P, st) {
   const best = limit >= 1 ? at(limit) : null;
   const one = at(1);
   return {
-    state: st, wall, x_max: hi, launch_s: launchS, memory: M.precisions[prec].memory, bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
+    state: st, wall, x_max: hi, launch_s: launchS, memory: M.precisions[prec].memory,
+    bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
     crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
-    batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu,
+    batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu, mbu: one.mbu,
+                 must_read_bytes: one.must_read_bytes,
                  launch_share: one.launch_s / one.step_s, regime: one.regime },
     best: best && { batch: best.batch, step_s: best.step_s, tokens_per_s: best.tokens_per_s,
-                    mfu: best.mfu, regime: best.regime,
+                    mfu: best.mfu, mbu: best.mbu, regime: best.regime,
                     price_per_million: price === null ? null
                       : pricePerMillion(price, best.tokens_per_s) },
     series,
