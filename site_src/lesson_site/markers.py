@@ -144,12 +144,3 @@ def expand(text: str, ctx: Context, where: str, first_line: int = 1,
         pos = call.end
     parts.append(text[pos:])
     return "".join(parts)
-
-
-def scroll_region(table_markdown: str, label: str) -> str:
-    """A Markdown table inside a focusable, labelled region that scrolls sideways on narrow
-    screens (keyboard users can reach what overflows). Generated tables are numbers, not
-    prose: they stay out of the search index, which every page downloads at first view."""
-    import html
-    return (f'\n<div class="rl-scroll" tabindex="0" role="region" data-search-exclude '
-            f'aria-label="{html.escape(label)}" markdown="1">\n\n{table_markdown.strip()}\n\n</div>\n')

@@ -20,14 +20,6 @@ def compute_peak(doc: dict, precision: str) -> float:
                 if c["precision"] == precision)
 
 
-def single_thread_bandwidth(doc: dict) -> float | None:
-    """Best one-thread STREAM rate past the cache: the roof numpy's own ufuncs live under."""
-    level = doc["ceilings"]["memory_level"]
-    rates = [s["bandwidth_bytes_per_s"] for s in doc["stream"]
-             if s["level"] == level and s["threads"] == 1]
-    return max(rates) if rates else None
-
-
 @dataclass(frozen=True)
 class OpCheck:
     id: str

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from roofline.model.mla import MLA
 from roofline.model.moe import MoE
 
-MLP_ACTS = ("silu", "gelu")
-"""Gated MLPs: SiLU (SwiGLU: Llama, Mistral, Qwen, DeepSeek) or GELU (GeGLU: Gemma)."""
 DENSE, MOE = "dense", "moe"
 
 
@@ -114,11 +112,6 @@ class TransformerConfig:
         else:
             mlp = self.dense_mlp_params()
         return self.attention_params + self.norm_params + mlp
-
-    @property
-    def params_per_layer(self) -> int:
-        """One dense decoder layer."""
-        return self.layer_params(DENSE)
 
     @property
     def embedding_params(self) -> int:

@@ -1,5 +1,5 @@
-"""Tokens per step, the rule the roofline implies for a whole model, mirrored by
-lesson_site/js/tokens.mjs (the tokens explorer) and checked against the one case file
+"""Tokens per step, the rule the roofline implies for a whole model, mirrored by the roofline
+widget's tokens slider (widgets/roofline/scene_tokens.mjs) and checked against the one case file
 tests/cases/tokens_cases.json.
 
 A matmul of T tokens against a d × f weight matrix does 2·T·d·f FLOPs and moves d·f weights

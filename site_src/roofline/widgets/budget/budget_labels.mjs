@@ -2,8 +2,8 @@
 // layout (labels.mjs, sized by its font metrics), so no two names overlap and none
 // leaves the frame (the old fixed offsets stacked "input_layernorm" on "act_fn"). Ops at one
 // point (q/k/v/o_proj share an intensity) take one row each; a name with no free place is left
-// out rather than drawn over another. plot/budget.py runs the default export when the points
-// change and when the plot's frame is laid out; node imports the named exports.
+// out rather than drawn over another. widgets/budget/layout.py runs the default export when
+// the points change and when the plot's frame is laid out; node imports the named exports.
 import { ABOVE, BELOW, frameSize, layoutLabels, leaderLines } from "../../render/js/labels.mjs";
 
 export const SIZE = 11; // px: chart text on a phone is never under 11 px (issue 14)

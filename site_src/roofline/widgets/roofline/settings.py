@@ -1,8 +1,8 @@
 """```roofline: the interactive roofline's settings (see widgets/base.py for the pattern).
 
 `RooflineSettings` is the only copy of the widget's defaults, options, validation, reserved
-height and payload; plot/widget.py turns it into the (empty) Bokeh layout that roofline.mjs
-draws every frame of, from `payload()`.
+height and payload; widgets/roofline/layout.py turns it into the (empty) Bokeh layout that
+roofline.mjs draws every frame of, from `payload()`.
 """
 
 from __future__ import annotations
