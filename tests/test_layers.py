@@ -189,3 +189,58 @@ def test_seeded_each_kind_of_module_state_is_found(tmp_path):
         "def local():\n    mine = []\n    mine.append(1)\n")})
     assert hosts_state(tmp_path) == {"plugin._seen", "plugin._by_page", "plugin._count",
                                      "plugin.PAGE", "plugin.slow"}
+
+
+# ------------------------------------------------------------- ARCHITECTURE.md's table
+
+ARCHITECTURE = PACKAGE.parents[1] / "ARCHITECTURE.md"
+LAYERS = ("cli", "hosts", "widgets", "profile", "measure", "render", "model")
+WATCHED = {"bokeh", "mkdocs", "pymdownx", "material", "sphinx", "docutils", "numpy", "torch",
+           "quickjs", "yaml"}
+
+
+def layer_table(edges: dict[str, set[str]], outside: dict[str, set[str]]
+                ) -> dict[str, tuple[set[str], set[str]]]:
+    """layer -> (the other parts of the package it imports, the watched packages it imports),
+    a part being the first name under roofline (`model`, `fmt`, `_lazy`)."""
+    def part(module: str) -> str | None:
+        names = module.split(".")
+        return names[1] if len(names) > 1 else None
+    table: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in LAYERS}
+    for module, deps in edges.items():
+        if part(module) in table:
+            ours, others = table[part(module)]
+            ours.update(p for p in map(part, deps) if p and p != part(module))
+            others.update(outside.get(module, set()) & WATCHED)
+    return table
+
+
+def drawn_table(text: str) -> dict[str, tuple[set[str], set[str]]]:
+    """The table under ARCHITECTURE.md's `<!-- layers -->` comment, as layer_table gives it."""
+    body = text.split("<!-- layers:", 1)[1].split("\n\n", 1)[0]
+    table = {}
+    for row in body.splitlines()[3:]:
+        layer, ours, others = (cell.strip() for cell in row.strip().strip("|").split("|"))
+        table[layer] = tuple({n.strip() for n in cell.split(",") if n.strip()}
+                             for cell in (ours, others))
+    return table
+
+
+def test_the_architecture_page_draws_the_layers_the_imports_make(package_imports):
+    drawn = drawn_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert drawn == layer_table(*package_imports)
+    # the picture's order: each layer imports only layers below it
+    for i, layer in enumerate(LAYERS):
+        assert not drawn[layer][0] & set(LAYERS[:i + 1]), layer
+
+
+def test_seeded_a_new_edge_the_page_does_not_draw_is_caught(package_imports):
+    edges, outside = package_imports
+    edges = {m: set(deps) for m, deps in edges.items()}
+    edges["roofline.render.tables"].add("roofline.widgets.base")
+    outside = {**outside, "roofline.model.maths": outside["roofline.model.maths"] | {"bokeh"}}
+    drawn = drawn_table(ARCHITECTURE.read_text(encoding="utf-8"))
+    made = layer_table(edges, outside)
+    assert drawn != made
+    assert made["render"][0] - drawn["render"][0] == {"widgets"}
+    assert made["model"][1] - drawn["model"][1] == {"bokeh"}

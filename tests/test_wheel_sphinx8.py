@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -47,6 +48,10 @@ def test_the_wheel_with_the_sphinx_extra_builds_a_page_under_sphinx_8(tmp_path):
     _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
           str(tmp_path / "dist"), str(src)])
     wheel, = (tmp_path / "dist").glob("roofline_lesson-*.whl")
+    # The library only: the lesson's build, the benchmarks and the tests stay in the repository.
+    with zipfile.ZipFile(wheel) as zf:
+        tops = {name.split("/", 1)[0] for name in zf.namelist()}
+    assert {t for t in tops if not t.startswith("roofline_lesson-")} == {"roofline"}, tops
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])
