@@ -19,6 +19,7 @@ from roofline import cli
 from roofline.errors import RooflineError
 from roofline.profile import kinds
 from roofline.profile.analyse import GPU
+from roofline.profile.analyse import TIMELINE
 from roofline.profile.analyse import report as _report
 from roofline.profile.ranks import ranks
 from roofline.render.jsengine import call
@@ -76,7 +77,7 @@ def test_every_kernel_rule_names_a_real_kernel_it_matches_first():
     k = kinds.kernel_kinds()
     for i, rule in enumerate(k["rules"]):
         cat = rule.get("categories", ["kernel"])[0]
-        got = call(GPU, "classifierFamilies", k["rules"], [[rule["example"], cat]])[0]
+        got = call(TIMELINE, "classifierFamilies", k["rules"], [[rule["example"], cat]])[0]
         assert got == rule["family"], f"rule #{i + 1}'s example is classed {got}"
     assert re.search(k["tf32"]["pattern"], k["tf32"]["example"], re.I)
 
@@ -236,9 +237,9 @@ def test_the_js_sweep_and_union_agree_with_python_on_a_real_step(traces):
     path = traces / "hta-a100-80gb-rank0-of-16.json.gz"
     ks = step_kernels(raw(path), "ProfilerStep#554")
     ivs = [[e["ts"], e["ts"] + e["dur"]] for e in ks]
-    merged = call(GPU, "union", ivs)
+    merged = call(TIMELINE, "union", ivs)
     assert sum(b - a for a, b in merged) == pytest.approx(union_us(ks), rel=1e-12)
-    parts = call(GPU, "sweep", [[a, b, "nccl" if "nccl" in e["name"].lower() else "other"]
+    parts = call(TIMELINE, "sweep", [[a, b, "nccl" if "nccl" in e["name"].lower() else "other"]
                                 for (a, b), e in zip(ivs, ks)], ["other", "nccl"])
     assert parts["other"] + parts["nccl"] == pytest.approx(union_us(ks), rel=1e-12)
 

@@ -5,7 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import * as g from "../../site_src/roofline/profile/gpu.mjs";
+import * as gpu from "../../site_src/roofline/profile/gpu.mjs";
+import * as timeline from "../../site_src/roofline/profile/timeline.mjs";
+
+const g = { ...gpu, ...timeline };
 
 const near = (a, b) => assert.ok(Math.abs(a - b) < 1e-12, `${a} != ${b}`);
 

@@ -21,6 +21,7 @@ from roofline.render.jsengine import call, call_json
 
 JS = Path(__file__).with_name("analyse.mjs")
 GPU = Path(__file__).with_name("gpu.mjs")
+TIMELINE = Path(__file__).with_name("timeline.mjs")
 CHUNK_EVENTS = 4096
 """Events handed to the JS engine per call: large enough that a call's cost is noise, small
 enough that a chunk's JSON is a few MB at most."""
