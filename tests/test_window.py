@@ -69,7 +69,9 @@ def by_budget(model: str, batch: int, ctx: int = CTX, launch: str = "graphs") ->
     regime = ("launch" if launch >= max(memory, compute) else
               "compute" if compute > memory else "memory")
     return {"step_s": step, "regime": regime, "tokens_per_s": batch / step,
-            "mfu": bu.useful_flops / (step * peak), "fits": bu.memory.fits, "budget": bu}
+            "mfu": bu.useful_flops / (step * peak), "budget": bu,
+            # against the share of the visible HBM a server allocates (data/serving.toml's 0.9)
+            "fits": bu.memory.total <= 0.9 * bu.memory.capacity}
 
 
 # ---------------------------------------------------------------- Llama 2 7B by hand
@@ -84,12 +86,42 @@ def test_llama_wall_by_hand(llama):
     # 2 B × max(3d + 2kv, d + 3f) = 2 × max(20,480, 37,120) = 74,240 B
     per_seq = 2 * 32 * 32 * 128 * 2 * CTX + 2 * max(3 * 4096 + 2 * 4096, 4096 + 3 * 11008)
     assert per_seq == 2_147_483_648 + 74_240
-    # usable HBM: 85,520,809,984 B (the catalog's visible capacity, 79.6 GiB)
-    cap = usable_capacity_bytes(default_catalog()[HW].hbm)
-    assert cap == 85_520_809_984
-    # (85,520,809,984 − 13,476,831,232) ÷ 2,147,557,888 = 33.55 → 33 sequences
-    assert math.floor((cap - weights) / per_seq) == 33 == llama["figures"]["wall"]
-    assert by_budget("llama-2-7b", 33)["fits"] and not by_budget("llama-2-7b", 34)["fits"]
+    # the HBM programs see: 85,520,809,984 B (the catalog's visible capacity, 79.6 GiB), of
+    # which a server allocates 0.9 (vLLM's default gpu_memory_utilization, data/serving.toml):
+    # 76,968,728,985.6 B
+    visible = usable_capacity_bytes(default_catalog()[HW].hbm)
+    assert visible == 85_520_809_984
+    assert serving.load_memory_utilisation().value == 0.9
+    cap = 0.9 * visible
+    # (76,968,728,985.6 − 13,476,831,232) ÷ 2,147,557,888 = 29.56 → 29 sequences (the whole
+    # visible HBM would hold 33: the share costs 4)
+    assert math.floor((cap - weights) / per_seq) == 29 == llama["figures"]["wall"]
+    assert math.floor((visible - weights) / per_seq) == 33 == figures(WindowSettings(
+        model="llama-2-7b", memory_utilisation=1))["figures"]["wall"]
+    W = llama["figures"]
+    assert W["capacity"] == {"visible": visible, "share": 0.9, "usable": cap,
+                             "workspace": 29 * 74_240}
+    assert "necessary condition, not a sufficient one" in llama["facts"][0]
+    assert by_budget("llama-2-7b", 29)["fits"] and not by_budget("llama-2-7b", 30)["fits"]
+
+
+def test_a_chip_without_a_visible_figure_says_so_and_a_bad_share_is_refused(tmp_path):
+    # the catalog gives no visible capacity for the H200: its capacity as built is used, and said
+    h200 = figures(WindowSettings(hardware="h200"))
+    hbm = default_catalog()["h200"].hbm
+    assert hbm.visible_capacity_bytes is None
+    assert h200["figures"]["capacity"]["visible"] == hbm.capacity_bytes
+    assert "has as built (the catalog gives no figure for what programs see" in h200["facts"][0]
+    with pytest.raises(WidgetOptionError, match="option 'memory_utilisation'"):
+        door.settings("roofline-window", {"memory_utilisation": 1.5})
+    # seeded: a share above 1 in the data file, refused in one line naming the field
+    bad = tmp_path / "serving.toml"
+    from roofline.model.datafile import DATA_DIR
+    good = (DATA_DIR / "serving.toml").read_text(encoding="utf-8")
+    bad.write_text(good.replace("value = 0.9", "value = 1.5"), encoding="utf-8")
+    with pytest.raises(RooflineError, match=r"memory_utilisation.*value") as e:
+        serving.load_memory_utilisation(bad)
+    assert "\n" not in str(e.value)
 
 
 def test_the_launch_gaps_are_the_data_file_s():
@@ -111,7 +143,7 @@ def test_llama_step_by_hand_in_both_launch_modes(llama, llama_eager):
     weights_read = 2 * (6_738_415_616 - 32_000 * 4096)
     for figs, gap in ((llama, 0.5e-6), (llama_eager, 4e-6)):
         assert figs["figures"]["launch_s"] == gap
-        for batch in (1, 33):
+        for batch in (1, 29):
             hand = (weights_read + batch * 2 ** 31) / 3.35e12 + launches * gap
             got = next(p for p in figs["figures"]["series"] if p["batch"] == batch)["step_s"]
             assert got == pytest.approx(hand, rel=5e-3), (gap, batch)
@@ -162,16 +194,16 @@ def test_llama_is_never_compute_bound_at_4096(llama):
 
 
 def test_llama_cheapest_under_50_ms(llama, llama_eager):
-    for W, launch, want in ((llama["figures"], "graphs", 0.642),
-                            (llama_eager["figures"], "eager", 0.679)):
-        # the step at the wall (33) is 25.4 ms (graphs) or 26.9 ms (eager) < 50 ms, so the wall
+    for W, launch, want in ((llama["figures"], "graphs", 0.656),
+                            (llama_eager["figures"], "eager", 0.698)):
+        # the step at the wall (29) is 22.8 ms (graphs) or 24.3 ms (eager) < 50 ms, so the wall
         # binds first
-        assert W["latency_limit"] == 33 and W["best"]["batch"] == 33
-        step = by_budget("llama-2-7b", 33, launch=launch)["step_s"]
+        assert W["latency_limit"] == 29 and W["best"]["batch"] == 29
+        step = by_budget("llama-2-7b", 29, launch=launch)["step_s"]
         assert W["best"]["step_s"] == pytest.approx(step, rel=1e-12)
-        # $3.00 per hour ÷ 3,600 s ÷ (33 / 25.4 ms = 1,300 tokens/s) × 10^6 = $0.642 per 1M
-        # tokens as CUDA graphs; eager: 33 / 26.88 ms = 1,228 tokens/s, $0.679
-        price = 3.00 / 3600 / (33 / step) * 1e6
+        # $3.00 per hour ÷ 3,600 s ÷ (29 / 22.83 ms = 1,270 tokens/s) × 10^6 = $0.656 per 1M
+        # tokens as CUDA graphs; eager: 29 / 24.30 ms = 1,193 tokens/s, $0.698
+        price = 3.00 / 3600 / (29 / step) * 1e6
         assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
         assert round(price, 3) == want
 
@@ -188,12 +220,13 @@ def test_qwen_moe_wall_and_experts_touched(qwen):
     # routed rows': top_k × 768 = 6,144, so the attention side is the larger)
     weights = cfg.params * 2
     per_seq = 2 * 48 * 4 * 128 * 2 * CTX + serving.memory_terms(cfg, 2.0)["working_per_sequence"]
-    cap = 85_520_809_984
-    assert math.floor((cap - weights) / per_seq) == 60 == qwen["figures"]["wall"]
+    # 0.9 × 85,520,809,984 B: (76.97 GB − 61.06 GB) ÷ 0.4027 GB = 39.5 → 39 sequences
+    cap = 0.9 * 85_520_809_984
+    assert math.floor((cap - weights) / per_seq) == 39 == qwen["figures"]["wall"]
     # the experts a batch reads: at B = 1 exactly top_k of them, E·(1 − (1 − k/E)^B) after
     assert moe.expected_experts(1) == pytest.approx(8)
-    assert moe.expected_experts(60) == pytest.approx(128 * (1 - (120 / 128) ** 60))
-    assert moe.expected_experts(60) > 125
+    assert moe.expected_experts(39) == pytest.approx(128 * (1 - (120 / 128) ** 39))
+    assert moe.expected_experts(39) > 115
 
 
 def test_qwen_launched_eagerly_is_launch_bound_at_batch_one_and_two(qwen_eager):
@@ -210,11 +243,11 @@ def test_qwen_launched_eagerly_is_launch_bound_at_batch_one_and_two(qwen_eager):
 
 def test_qwen_cheapest_under_50_ms(qwen_eager):
     W = qwen_eager["figures"]
-    assert W["latency_limit"] == 60 and W["best"]["batch"] == 60
-    step = by_budget("qwen3-30b-a3b", 60, launch="eager")["step_s"]
-    price = 3.00 / 3600 / (60 / step) * 1e6
+    assert W["latency_limit"] == 39 and W["best"]["batch"] == 39
+    step = by_budget("qwen3-30b-a3b", 39, launch="eager")["step_s"]
+    price = 3.00 / 3600 / (39 / step) * 1e6
     assert W["best"]["price_per_million"] == pytest.approx(price, rel=1e-12)
-    assert round(price, 3) == 0.395
+    assert round(price, 3) == 0.530
 
 
 def test_mbu_beside_mfu_by_hand(llama, llama_eager, capsys):
@@ -246,14 +279,14 @@ def test_fp8_weights_keep_a_bf16_kv_cache_unless_told():
     # Llama 2 7B in fp8: 6,738,415,616 B of weights. Per sequence, 4,096 tokens of KV cache:
     # 2 × 32 × 32 × 128 × 4,096 = 1 Gi elements, 2 GiB in bf16 (the default) or 1 GiB in fp8,
     # plus the working set at the weights' 1 B: max(3·4096 + 2·4096, 4096 + 3·11008) = 37,120 B.
-    # (85,520,809,984 − 6,738,415,616) ÷ (2,147,483,648 + 37,120) = 36.7 → 36 sequences;
-    # with an fp8 cache ÷ (1,073,741,824 + 37,120) = 73.4 → 73
-    cap, weights, working = 85_520_809_984, 6_738_415_616, 37_120
+    # (0.9 × 85,520,809,984 − 6,738,415,616) ÷ (2,147,483,648 + 37,120) = 32.7 → 32 sequences;
+    # with an fp8 cache ÷ (1,073,741,824 + 37,120) = 65.4 → 65 (the whole visible HBM: 36, 73)
+    cap, weights, working = 0.9 * 85_520_809_984, 6_738_415_616, 37_120
     bf16 = figures(WindowSettings(model="llama-2-7b", precision="fp8"))
     fp8 = figures(WindowSettings(model="llama-2-7b", precision="fp8", kv_precision="fp8"))
     assert WindowSettings().kv_precision == "bf16"
-    assert (cap - weights) // (2 ** 31 + working) == 36 == bf16["figures"]["wall"]
-    assert (cap - weights) // (2 ** 30 + working) == 73 == fp8["figures"]["wall"]
+    assert (cap - weights) // (2 ** 31 + working) == 32 == bf16["figures"]["wall"]
+    assert (cap - weights) // (2 ** 30 + working) == 65 == fp8["figures"]["wall"]
     # the step reads the cache at its own precision: at B = 1 the bf16 cache costs 1 GiB more
     # than the fp8 one, 1,073,741,824 B / 3.35 TB/s = 0.3205 ms
     a, b = bf16["figures"]["batch_one"]["step_s"], fp8["figures"]["batch_one"]["step_s"]
@@ -261,7 +294,7 @@ def test_fp8_weights_keep_a_bf16_kv_cache_unless_told():
     # the choice is stated, only where it is made
     assert not any("kept in FP8" in f for f in bf16["facts"])
     assert any("kept in FP8, a choice" in f for f in fp8["facts"])
-    assert any("in BF16 and its working set" in f for f in bf16["facts"])
+    assert any("KV cache for 4,096 tokens in BF16 (2 GiB)" in f for f in bf16["facts"])
     # bf16 weights with a bf16 cache are the budget's step, batch by batch (the default)
     default = figures(WindowSettings(model="llama-2-7b"))["figures"]
     assert default["batch_one"]["step_s"] == pytest.approx(by_budget("llama-2-7b", 1)["step_s"],
@@ -370,12 +403,12 @@ def test_cli_text_json_and_csv(capsys):
     assert cli.main(["window"]) == 0
     text = capsys.readouterr().out
     flat = " ".join(text.split())
-    assert "Memory wall: B = 33" in flat and "$0.642 per 1M" in flat
+    assert "Memory wall: B = 29" in flat and "$0.656 per 1M" in flat
     assert "launches: CUDA graphs (0.5 µs per kernel)" in text.splitlines()[0]
     assert cli.main(["window", "--model", "qwen3-30b-a3b", "--launch", "eager",
                      "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["wall"] == 60 and doc["bands"][0]["regime"] == "launch"
+    assert doc["wall"] == 39 and doc["bands"][0]["regime"] == "launch"
     assert doc["state"]["launch"] == "eager" and doc["launch_s"] == 4e-6
     assert cli.main(["window", "--launch", "warp"]) == 2
     err = capsys.readouterr().err.strip()

@@ -36,6 +36,8 @@ FIELDS = {
     "launch_us": lambda W, P: fmt.num(W["launch_s"] * 1e6, 3),
     "launch_until": lambda W, P: f"{_band(W, 'launch')['to']:,}",
     "price": lambda W, P: f"${W['state']['price']:.2f}",
+    "memory_share": lambda W, P: fmt.percent(W["capacity"]["share"], 3),
+    "visible": lambda W, P: f"{fmt.num(W['capacity']['visible'] / 2 ** 30, 3)} GiB",
     "context": lambda W, P: f"{W['state']['context']:,}",
     "model": lambda W, P: P["models"][W["state"]["model"]]["label"],
     "chip": lambda W, P: _chip(W, P)["label"],

@@ -15,7 +15,7 @@ const M = { label: "toy", moe: null, precisions: { bf16: { bytes_per_element: 2,
   memory: { weights: 1e9, per_sequence_per_token: 1e3, working_per_sequence: 0 } } } };
 const CHIP = { label: "chip", peaks: { bf16: 1e15 }, bandwidth: 1e12, capacity: 2e9 };
 const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"],
-            kv_precisions: { bf16: 2, fp8: 1 },
+            kv_precisions: { bf16: 2, fp8: 1 }, memory_utilisation: { value: 1, default: 0.9 },
             launch: { graphs: { seconds: 1e-6, label: "CUDA graphs" } },
             prices: { c: { usd_per_hour: 3.6 } }, url_state: true,
             state: { model: "toy", hardware: "c", precision: "bf16", kv_precision: "bf16",
@@ -138,4 +138,13 @@ test("MBU: the weights and the KV cache the step must read, over step × bandwid
   assert.equal(s.must_read_bytes, 1.01e9);
   assert.equal(s.mbu, 1.01e9 / (s.step_s * 1e12));
   assert.ok(Math.abs(s.mbu - 0.998) < 5e-4);
+});
+
+test("the wall is drawn against the server's share of the visible HBM", () => {
+  // 0.9 × 2 GB = 1.8 GB: (1.8 GB − 1 GB of weights) / 1 MB per sequence = 800 sequences
+  const P9 = { ...P, memory_utilisation: { value: 0.9, default: 0.9 } };
+  const W = w.windowAt(P9, P9.state);
+  assert.equal(W.wall, 800);
+  assert.deepEqual(W.capacity, { visible: 2e9, share: 0.9, usable: 1.8e9, workspace: 0 });
+  assert.equal(w.usableChip(CHIP, 0.5).capacity, 1e9);
 });

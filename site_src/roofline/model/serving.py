@@ -222,3 +222,55 @@ def _cached_prices(key: tuple[str, int, int], hardware_ids: frozenset[str] | Non
         out[hw] = Price(hw, usd, (float(lo_hi[0]), float(lo_hi[1])), basis, tier, date, source,
                         title, url, note)
     return out
+
+
+# ---------------------------------------------------------------- memory a server leaves itself
+
+@dataclass(frozen=True)
+class MemoryUtilisation:
+    value: float
+    basis: str
+    date: str
+    source: str
+    source_title: str
+    url: str
+    note: str
+
+
+def load_memory_utilisation(path=None) -> MemoryUtilisation:
+    """data/serving.toml (or `path`): the share of the visible HBM a serving stack allocates
+    (weights, activations, KV cache), with its source. Read once per version of the file."""
+    from pathlib import Path
+
+    from roofline.model import datafile as _toml
+
+    path = Path(path) if path else _toml.DATA_DIR / "serving.toml"
+    return _cached_utilisation(_toml.file_key(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_utilisation(key: tuple[str, int, int]) -> MemoryUtilisation:
+    from pathlib import Path
+
+    from roofline.errors import RooflineError
+    from roofline.model import datafile as _toml
+
+    path = Path(key[0])
+    data = _toml.load(path)
+    where = str(path)
+    sources = data.get("sources", {})
+    f = _toml.Fields(data.get("memory_utilisation"), where=where, entry="memory_utilisation")
+    value = f.positive("value")
+    if value > 1:
+        raise RooflineError(f"a share of memory is at most 1, got {value!r}", where=where,
+                            entry="memory_utilisation", field="value")
+    basis, date, source = f.get("basis", str), f.get("date", str), f.get("source", str)
+    note = f.get("note", str)
+    f.finish()
+    if source not in sources:
+        raise RooflineError(f"unknown source {source!r}", where=where,
+                            entry="memory_utilisation", field="source", valid=sorted(sources))
+    s = _toml.Fields(sources[source], where=where, entry=f"sources.{source}")
+    title, url = s.get("title", str), s.get("url", str)
+    s.finish()
+    return MemoryUtilisation(value, basis, date, source, title, url, note)

@@ -86,9 +86,20 @@ def _check_kv_scales(name: str, entries: dict) -> None:
 
 
 def chip_entry(hw, precisions) -> dict:
+    """`capacity`: the HBM programs can see (the catalog's visible figure; where it gives none,
+    the capacity as built, and `visible` says so). window.mjs takes a share of it."""
     return {"label": hw.name, "bandwidth": hw.hbm_bandwidth_bytes_per_s,
             "capacity": usable_capacity_bytes(hw.hbm),
+            "visible": getattr(hw.hbm, "visible_capacity_bytes", None) is not None,
             "peaks": {p: hw.peak_flops_per_s(p) for p in precisions if p in hw.peaks}}
+
+
+def utilisation_entry(value: float | None) -> dict:
+    """The share of the visible HBM the server allocates: the reader's, else data/serving.toml's
+    (with its source)."""
+    u = serving.load_memory_utilisation()
+    return {"value": u.value if value is None else value, "default": u.value,
+            "source": u.source_title, "url": u.url}
 
 
 def launch_entry() -> dict:
@@ -111,6 +122,7 @@ def payload(settings) -> dict:
         "precisions": list(precisions),
         "kv_precisions": {p: catalog.precision(p).bytes_per_element for p in KV_PRECISIONS},
         "launch": launch_entry(),
+        "memory_utilisation": utilisation_entry(settings.memory_utilisation),
         "prices": {c: {"usd_per_hour": p.usd_per_hour, "range": list(p.range_usd_per_hour),
                        "basis": p.basis, "tier": p.tier, "date": p.date,
                        "source": p.source_title, "url": p.url}

@@ -37,6 +37,9 @@ class WindowSettings(WidgetSettings):
     launch: str = "graphs"
     """How the step's kernels are launched (roofline.model.launch.LAUNCH_MODES): replayed as a
     CUDA graph, as serving stacks run decode, or eagerly, one by one from the host."""
+    memory_utilisation: float | None = None
+    """The share of the visible HBM the server allocates (weights, activations, KV cache);
+    None: data/serving.toml's (vLLM's default gpu_memory_utilization)."""
     price: float | None = None
     """USD per GPU-hour; None: the chip's bundled price (none bundled: no price shown)."""
     latency_ms: float | None = LATENCY_MS
@@ -58,6 +61,9 @@ class WindowSettings(WidgetSettings):
         Option("launch", str, "how the step's kernels are launched: graphs (replayed as a CUDA "
                "graph, as serving stacks run decode) or eager (one by one from the host); each "
                "mode's gap per kernel is in data/overhead.toml"),
+        Option("memory_utilisation", (int, float), "the share of the HBM programs can see that "
+               "the server allocates to weights, activations and KV cache, above 0 and at most 1",
+               default_text="data/serving.toml's, vLLM's default 0.9"),
         Option("price", (int, float), "USD per GPU-hour", default_text="the chip's bundled price"),
         Option("latency", (int, float), "the latency budget, ms per generated token (the time "
                "between a sequence's tokens)", field="latency_ms"),
@@ -102,6 +108,9 @@ class WindowSettings(WidgetSettings):
                                                   and 1 <= self.context <= 1 << 21):
             raise self.fail("context", f"must be a whole number of tokens from 1 to 2,097,152, "
                             f"got {self.context!r}")
+        if self.memory_utilisation is not None and not (0 < self.memory_utilisation <= 1):
+            raise self.fail("memory_utilisation", f"must be a share above 0 and at most 1, got "
+                            f"{self.memory_utilisation!r}")
         if self.price is not None and not (0 < self.price < 1000):
             raise self.fail("price", f"must be a price per GPU-hour in USD, above 0 and below "
                             f"1000, got {self.price!r}")

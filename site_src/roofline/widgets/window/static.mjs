@@ -171,14 +171,23 @@ export function facts(P, W) {
   const mem = W.memory;
   const perSeq = mem.per_sequence_per_token * st.context + mem.working_per_sequence;
   const kv = st.kv_precision.toUpperCase();
+  const cap = W.capacity;
+  const seen = chip.visible
+    ? `the ${binary(cap.visible)} the ${chip.label} leaves to programs`
+    : `the ${binary(cap.visible)} the ${chip.label} has as built (the catalog gives no figure ` +
+      "for what programs see of it)";
+  const share = `${binary(cap.usable)}, ${percent(cap.share, 3)} of ${seen}` +
+    (cap.share === P.memory_utilisation.default ? " (vLLM's default share)" : "");
   const out = [];
   out.push(W.wall >= 1
-    ? `Memory wall: B = ${num(W.wall)}. The weights take ${binary(mem.weights)} and each ` +
-      `sequence ${binary(perSeq)} (its KV cache for ${whole(st.context)} tokens in ${kv} and its ` +
-      `working set), in the ${binary(chip.capacity)} the ${chip.label} leaves to programs.`
+    ? `Memory wall: B = ${num(W.wall)}, a necessary condition, not a sufficient one. The ` +
+      `weights (${binary(mem.weights)}), each sequence's KV cache for ${whole(st.context)} ` +
+      `tokens in ${kv} (${binary(mem.per_sequence_per_token * st.context)}) and the batch's ` +
+      `activation workspace (${binary(cap.workspace)}) fit in ${share}; fragmentation and ` +
+      "a server's own pools can need more."
     : `Does not fit: the weights (${binary(mem.weights)}) and one sequence ` +
-      `(${binary(perSeq)}) need more than the ${binary(chip.capacity)} the ${chip.label} ` +
-      "leaves to programs. Shard the model, or take a smaller precision or context.");
+      `(${binary(perSeq)}) need more than ${share}. Shard the model, or take a smaller ` +
+      "precision or context.");
   if (st.kv_precision !== "bf16") {
     out.push(`The KV cache is kept in ${kv}, a choice made here (vLLM: --kv-cache-dtype); ` +
              "servers keep it in BF16 unless told, whatever the weights' precision.");

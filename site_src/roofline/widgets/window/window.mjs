@@ -183,6 +183,15 @@ export function withKvBytes(M, prec, kvBytes) {
   return { ...M, precisions: { ...M.precisions, [prec]: { ...e, kernels, memory } } };
 }
 
+// The chip with the memory a server allocates as its capacity: the HBM programs can see times
+// the server's share (vLLM's gpu_memory_utilization). Weights, every sequence's KV cache and the
+// batch's activation workspace (each sequence's working set) must fit in it: a necessary
+// condition, not a sufficient one (fragmentation, CUDA graphs' own pools and prefill's larger
+// activations take more).
+export function usableChip(chip, share) {
+  return { ...chip, visible_bytes: chip.capacity, capacity: chip.capacity * share };
+}
+
 // The gap per kernel of the state's launch mode (P.launch: data/overhead.toml's figures).
 export function launchSeconds(P, st) {
   return P.launch[st.launch].seconds;
@@ -194,7 +203,7 @@ export function launchSeconds(P, st) {
 export function windowAt(P, st) {
   const prec = st.precision, ctx = st.context, launchS = launchSeconds(P, st);
   const M = withKvBytes(P.models[st.model], prec, P.kv_precisions[st.kv_precision]);
-  const chip = P.chips[st.hardware];
+  const chip = usableChip(P.chips[st.hardware], P.memory_utilisation.value);
   const wall = wallBatch(M, chip, prec, ctx);
   const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
   const at = stepper(M, chip, prec, ctx, launchS);
@@ -213,6 +222,8 @@ export function windowAt(P, st) {
   const one = at(1);
   return {
     state: st, wall, x_max: hi, launch_s: launchS, memory: M.precisions[prec].memory,
+    capacity: { visible: chip.visible_bytes, share: P.memory_utilisation.value,
+                usable: chip.capacity, workspace: wall * M.precisions[prec].memory.working_per_sequence },
     bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
     crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
