@@ -456,3 +456,37 @@ def test_roofline_block_shows_in_a_notebook_and_saves_a_page_without_bokehjs(tmp
         roofline.block("roofline")
     with pytest.raises(WidgetOptionError, match="option 'context'"):
         roofline.block("roofline-window", context=0)
+
+
+def test_every_batch_the_summary_names_is_a_row_and_json_holds_every_batch_to_the_wall(capsys):
+    # Qwen3-30B-A3B launched eagerly: launch-bound for B 1–2, memory-bound for 3–39 (the wall,
+    # the latency limit and the cheapest batch): each is a row, with the powers of two
+    assert cli.main(["window", "--model", "qwen3-30b-a3b", "--launch", "eager"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("\nbatch"):].splitlines()[3:]
+    batches = [int(line.split()[0].replace(",", "")) for line in table]
+    assert batches == [1, 2, 3, 4, 8, 16, 32, 39, 64]
+    # Llama 3 8B at 2,048 tokens: the wall, 226, is the latency limit and the cheapest batch
+    assert cli.main(["window", "--model", "llama-3-8b", "--context", "2048"]) == 0
+    out = capsys.readouterr().out
+    assert "Memory wall: B = 226" in out and "\n  226 " in out
+    # JSON and CSV: every integer batch from 1 to the wall, then the figure's batches past it
+    assert cli.main(["window", "--model", "llama-3-8b", "--context", "2048",
+                     "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    got = [p["batch"] for p in doc["series"]]
+    assert got[:226] == list(range(1, 227)) and all(b > 226 for b in got[226:])
+    assert got == sorted(got) and doc["series"][225]["fits"] and not doc["series"][226]["fits"]
+    assert cli.main(["window", "--model", "llama-3-8b", "--context", "2048",
+                     "--format", "csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert [int(r.split(",")[0]) for r in rows[1:]] == got
+    # past 4,096 sequences JSON keeps the figure's batches (and the wall), as the help says
+    assert cli.main(["window", "--model", "llama-2-7b", "--context", "1", "--hardware",
+                     "b200", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    got = [p["batch"] for p in doc["series"]]
+    assert doc["wall"] > 4096 and got[:4096] == list(range(1, 4097)) and doc["wall"] in got
+    assert cli.main(["window", "--help"]) == 0
+    assert "every integer batch from 1 to the wall or 4,096" in " ".join(
+        capsys.readouterr().out.split())

@@ -148,3 +148,17 @@ test("the wall is drawn against the server's share of the visible HBM", () => {
   assert.deepEqual(W.capacity, { visible: 2e9, share: 0.9, usable: 1.8e9, workspace: 0 });
   assert.equal(w.usableChip(CHIP, 0.5).capacity, 1e9);
 });
+
+test("the named batches and every batch to the wall", () => {
+  const W = { wall: 40, x_max: 64, latency_limit: 30, best: { batch: 30 },
+              crossover: { batch: 50 }, bands: [{ from: 1, to: 2, regime: "launch" },
+                                                 { from: 3, to: 64, regime: "memory" }],
+              series: [{ batch: 1 }, { batch: 40 }, { batch: 41 }, { batch: 64 }] };
+  assert.deepEqual(w.namedBatches(W), [1, 2, 3, 4, 8, 16, 30, 32, 40, 50, 64]);
+  const every = w.everyBatch(W);
+  assert.deepEqual(every.slice(0, 40), Array.from({ length: 40 }, (_, i) => i + 1));
+  assert.deepEqual(every.slice(40), [41, 64]);
+  const big = w.everyBatch({ ...W, wall: 5000, series: [{ batch: 4200 }, { batch: 6000 }] });
+  assert.equal(big.length, w.EVERY_MAX + 3);
+  assert.deepEqual(big.slice(-3), [4200, 5000, 6000]);
+});

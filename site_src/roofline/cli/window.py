@@ -31,10 +31,16 @@ def series_table(series: list[dict]) -> Table:
 def add_parser(sub) -> None:
     p = sub.add_parser("window", help="decode throughput, MFU, MBU and price against the batch",
                        description="The serving window: for one model on one chip, decode "
-                       "tokens per second per chip, MFU, MBU and price per 1M tokens at every "
-                       "batch up to the memory wall and past it, the regimes, where the step turns "
-                       "compute-bound and the cheapest batch within a latency budget. The "
-                       "flags are the ```roofline-window fence's options.")
+                       "tokens per second per chip, MFU, MBU and price per 1M tokens against the "
+                       "batch, the memory wall, the regimes, where the step turns compute-bound "
+                       "and the cheapest batch within a latency budget. The text table shows "
+                       "every batch its summary names (1, the wall, the latency limit, the "
+                       "compute crossover, each regime's first and last batch) and the powers "
+                       "of two; --format json and csv hold every integer batch from 1 to the "
+                       "wall or 4,096, whichever is less, then the figure's batches past it "
+                       "(about 20 to each doubling, and the wall) up to the figure's right "
+                       "edge. The flags are the ```roofline-window "
+                       "fence's options.")
     add_settings_options(p, WindowSettings, skip=("models", "chips", "url"))
     add_format(p, ("table", "json", "csv"))
 
@@ -45,16 +51,17 @@ def run(args: argparse.Namespace) -> int:
 
     settings = door.settings("roofline-window", settings_options(args, WindowSettings),
                              warn=warn_line("window"))
-    out = figures(settings)
+    out = figures(settings, rows="named" if args.format == "table" else "every")
     W = out["figures"]
     if args.format == "json":
-        doc = {k: W[k] for k in ("state", "launch_s", "wall", "bands", "crossover",
-                                 "latency_limit", "batch_one", "best", "series")}
+        doc = {k: W[k] for k in ("state", "launch_s", "wall", "capacity", "bands", "crossover",
+                                 "latency_limit", "batch_one", "best")}
+        doc["series"] = W["rows"]
         doc["facts"] = out["facts"]
         write(json.dumps(doc, indent=1) + "\n")
         return 0
     if args.format == "csv":
-        write(series_table(W["series"]).as_csv())
+        write(series_table(W["rows"]).as_csv())
         return 0
     P = out["payload"]
     st = W["state"]
@@ -67,14 +74,7 @@ def run(args: argparse.Namespace) -> int:
     lines = [head, ""]
     for fact in out["facts"]:
         lines += wrap(fact, width, indent="  ")
-    shown = series_table([p for p in W["series"] if p["batch"] in _rows(W)])
+    shown = series_table(W["rows"])
     write("\n".join(lines) + "\n\n" + shown.as_text(width))
     return 0
 
-
-def _rows(W: dict) -> set[int]:
-    """Powers of two, the wall and the latency limit."""
-    rows = {b for b in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
-            if b <= W["x_max"]}
-    rows |= {b for b in (W["wall"], W["latency_limit"]) if b}
-    return rows

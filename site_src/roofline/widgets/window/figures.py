@@ -11,8 +11,10 @@ from roofline.render.jsengine import call
 STATIC = Path(__file__).parent / "static.mjs"
 
 
-def figures(settings) -> dict:
-    """{"payload", "figures" (window.mjs windowAt), "facts" (the sentences under the figure)}."""
+def figures(settings, rows: str | None = None) -> dict:
+    """{"payload", "figures" (window.mjs windowAt), "facts" (the sentences under the figure)}.
+    `rows`: "named" (the batches the summary names, and powers of two) or "every" (every batch
+    to the wall, then the figure's past it) adds figures["rows"]."""
     payload = settings.payload()
-    out = call(STATIC, "windowFacts", payload, payload["state"])
+    out = call(STATIC, "windowFacts", payload, payload["state"], rows)
     return {"payload": payload, **out}

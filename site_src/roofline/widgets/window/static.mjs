@@ -227,9 +227,10 @@ export function facts(P, W) {
   return out;
 }
 
-// The figures and the facts, without drawing (the CLI's and the markers' answer).
-export function windowFacts(P, st) {
-  const W = windowAt(P, st);
+// The figures and the facts, without drawing (the CLI's and the markers' answer); `rows` as
+// windowAt's.
+export function windowFacts(P, st, rows = null) {
+  const W = windowAt(P, st, rows);
   return { facts: facts(P, W), figures: W };
 }
 

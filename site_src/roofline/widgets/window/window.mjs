@@ -197,10 +197,41 @@ export function launchSeconds(P, st) {
   return P.launch[st.launch].seconds;
 }
 
+// The batches the summary names, as the CLI's text table shows them: batch 1, the memory wall,
+// the latency limit (the cheapest batch), the compute crossover where the figure reaches it,
+// each regime band's first and last batch inside the window, and the powers of two up to x_max.
+export function namedBatches(W) {
+  const out = new Set([1, W.wall, W.latency_limit, W.best && W.best.batch]);
+  if (W.crossover.batch !== null && W.crossover.batch <= W.x_max) out.add(W.crossover.batch);
+  for (const b of W.bands) {
+    if (b.from <= Math.max(1, W.wall)) {
+      out.add(b.from);
+      out.add(Math.min(b.to, Math.max(1, W.wall)));
+    }
+  }
+  for (let b = 1; b <= W.x_max; b *= 2) out.add(b);
+  return [...out].filter((b) => Number.isInteger(b) && b >= 1).sort((a, b) => a - b);
+}
+
+// Every integer batch from 1 to the memory wall or EVERY_MAX, whichever is less, then the
+// figure's batches past it up to x_max (about 20 to each doubling), the wall among them: what
+// `roofline window --format json` and `csv` hold. The cap keeps a wall of 10^5 sequences (a
+// short context on a big chip) from a 30 MB answer.
+export const EVERY_MAX = 4096;
+export function everyBatch(W) {
+  const out = [];
+  const last = Math.min(W.wall, EVERY_MAX);
+  for (let b = 1; b <= last; b += 1) out.push(b);
+  const past = W.series.map((p) => p.batch).filter((b) => b > last);
+  if (W.wall > last && !past.includes(W.wall)) past.push(W.wall);
+  return out.concat(past.sort((a, b) => a - b));
+}
+
 // Everything the figure, its table and the CLI show for one state {model, hardware, precision,
 // kv_precision, context, launch ("graphs" or "eager"), price (USD per GPU-hour, or null),
-// latency_ms (or null)}.
-export function windowAt(P, st) {
+// latency_ms (or null)}. `rows`: "named" or "every" adds W.rows, those batches (namedBatches,
+// everyBatch) in the series' shape.
+export function windowAt(P, st, rows = null) {
   const prec = st.precision, ctx = st.context, launchS = launchSeconds(P, st);
   const M = withKvBytes(P.models[st.model], prec, P.kv_precisions[st.kv_precision]);
   const chip = usableChip(P.chips[st.hardware], P.memory_utilisation.value);
@@ -208,22 +239,23 @@ export function windowAt(P, st) {
   const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
   const at = stepper(M, chip, prec, ctx, launchS);
   const price = st.price === null || st.price === undefined ? null : st.price;
-  const series = grid(1, hi).map((b) => {
+  const point = (b) => {
     const s = at(b);
     return { batch: b, tokens_per_s: s.tokens_per_s, mfu: s.mfu, mbu: s.mbu, step_s: s.step_s,
              fits: b <= wall, regime: s.regime,
              price_per_million: price === null ? null : pricePerMillion(price, s.tokens_per_s) };
-  });
+  };
+  const series = grid(1, hi).map(point);
   const budgetS = st.latency_ms === null || st.latency_ms === undefined ? null
     : st.latency_ms / 1e3;
   const limit = budgetS === null ? wall
     : latencyLimit(M, chip, prec, ctx, launchS, budgetS, wall, at);
   const best = limit >= 1 ? at(limit) : null;
   const one = at(1);
-  return {
+  const W = {
     state: st, wall, x_max: hi, launch_s: launchS, memory: M.precisions[prec].memory,
-    capacity: { visible: chip.visible_bytes, share: P.memory_utilisation.value,
-                usable: chip.capacity, workspace: wall * M.precisions[prec].memory.working_per_sequence },
+    capacity: { visible: chip.visible_bytes, share: P.memory_utilisation.value, usable: chip.capacity,
+                workspace: wall * M.precisions[prec].memory.working_per_sequence },
     bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
     crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
@@ -236,4 +268,7 @@ export function windowAt(P, st) {
                       : pricePerMillion(price, best.tokens_per_s) },
     series,
   };
+  if (rows === "named") W.rows = namedBatches(W).map(point);
+  else if (rows === "every") W.rows = everyBatch(W).map(point);
+  return W;
 }
