@@ -139,3 +139,38 @@ def test_a_launch_mode_adds_its_gap_per_kernel_and_the_figures_stop_being_bounds
     assert main(["compare", "--launch", "warp"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--launch" in err
+
+
+def test_a_batch_no_chip_can_hold_is_refused_naming_the_largest_that_fits_anywhere(capsys):
+    # decode of the running example's model at 4,096 tokens: the largest batch that fits on some
+    # chip of the catalog over 1,024 GPUs is found by bisection, and one more fits on none
+    from roofline.model.compare import MAX_GPUS, _fits_somewhere
+    for cmd in (["compare"], ["budget"]):
+        assert main([*cmd, "--phase", "decode", "--batch", "1000000000000"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "--batch" in err and "1,000,000,000,000" in err, err
+        largest = int(err.split("the largest that fits anywhere is ")[1].split()[0]
+                      .replace(",", ""))
+    cfg = get_model(running_example()["model"])
+    b = CAT.precision("bf16").bytes_per_element
+    args = ("decode", 4096, CAT, b, True, 8)
+    assert _fits_somewhere(cfg, "decode", largest, *args[1:])
+    assert _fits_somewhere(cfg, "decode", largest + 1, *args[1:]) is None
+    assert MAX_GPUS == 1024
+    # a batch that fits somewhere runs as before (the H100 row says what sharding it needs)
+    assert main(["compare", "--phase", "decode", "--batch", "4096", "--format", "json"]) == 0
+    capsys.readouterr()
+
+
+def test_compare_help_and_notes_say_what_prices_are_bundled(capsys):
+    from roofline.model.serving import load_prices
+    bundled = load_prices(hardware_ids=set(CAT.accelerators))
+    assert bundled  # the help must not say none is
+    assert main(["compare", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "none is bundled" not in help_text
+    assert "data/prices.toml bundles a default for some chips" in help_text
+    assert main(["compare", "--phase", "decode"]) == 0
+    notes = " ".join(capsys.readouterr().out.split())
+    for hw, p in bundled.items():
+        assert f"{hw}={p.usd_per_hour:.2f}" in notes

@@ -490,3 +490,16 @@ def test_every_batch_the_summary_names_is_a_row_and_json_holds_every_batch_to_th
     assert cli.main(["window", "--help"]) == 0
     assert "every integer batch from 1 to the wall or 4,096" in " ".join(
         capsys.readouterr().out.split())
+
+
+def test_the_latency_message_speaks_of_the_first_batch_that_fits():
+    # Mixtral 8x7B's 87 GiB of bf16 weights do not fit the H100's 71.7 GiB: no batch fits, so
+    # the budget is not "missed by batch 1"; a model that fits but is slow says batch 1 is the
+    # first that fits
+    mixtral = figures(WindowSettings(model="mixtral-8x7b"))
+    assert mixtral["figures"]["wall"] == 0
+    assert "No batch fits this chip, so none meets 50 ms per token." in mixtral["facts"]
+    assert any(f.startswith("Batch 1, were it to fit:") for f in mixtral["facts"])
+    slow = figures(WindowSettings(model="llama-2-7b", latency_ms=1))
+    assert any(f.startswith("No batch meets 1 ms per token: batch 1, the first that fits, takes")
+               for f in slow["facts"])

@@ -15,7 +15,8 @@ from roofline.errors import RooflineError
 from roofline.model.launch import LAUNCH_MODES, MODE_LABELS, load_launch
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
-from roofline.model.transformer import get_model
+from roofline.model.compare import check_batch_fits_somewhere
+from roofline.model.transformer import check_run, get_model
 from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write
 
 # The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
@@ -135,9 +136,15 @@ def from_args(args: argparse.Namespace) -> Budget:
     if recompute not in RECOMPUTE:
         raise RooflineError(f"unknown recomputation {recompute!r}", field="recompute",
                             valid=list(RECOMPUTE))
-    return budget(get_model(args.model), args.phase, _positive_int(args.batch, "batch"),
-                  _positive_int(args.seq, "seq"), hw, args.precision, b,
-                  parse_fusions(args.fuse), assumptions, Sharding(zero, recompute))
+    cfg, batch, seq = get_model(args.model), _positive_int(args.batch, "batch"), \
+        _positive_int(args.seq, "seq")
+    fusions = parse_fusions(args.fuse)
+    check_run(args.phase, batch, seq)
+    # a batch no chip could hold even sharded is refused, not printed as petabytes
+    check_batch_fits_somewhere(cfg, args.phase, batch, seq, catalog, b,
+                               flash="flash" in fusions, dp_degree=assumptions.dp_degree)
+    return budget(cfg, args.phase, batch, seq, hw, args.precision, b, fusions, assumptions,
+                  Sharding(zero, recompute))
 
 
 def launch_mode(args: argparse.Namespace) -> str:

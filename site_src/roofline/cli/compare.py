@@ -62,7 +62,9 @@ def add_parser(sub) -> None:
                         f"(default: {DEFAULT_FUSE}, as serving and training stacks run)")
     p.add_argument("--price", type=price, action="append", default=[], metavar="ID=USD",
                    help="your price of one GPU-hour of a chip, e.g. h100-sxm=2.49 (repeat for "
-                        "more chips); none is bundled: prices change weekly and by provider")
+                        "more chips). Only the prices you give are used: prices change weekly "
+                        "and by provider. data/prices.toml bundles a default for some chips (the "
+                        "serving window's, roofline window); a run without --price names them")
     p.add_argument("--launch", choices=("none", *LAUNCH_MODES), default="none",
                    help="add one launch gap per kernel: graphs (replayed as a CUDA graph, as "
                         "serving stacks run decode) or eager (one by one from the host), each "
@@ -107,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
     notes = [f"note: {n}" for n in c.model.notes]
     notes += [f"left out: {h} ({why})" for h, why in c.skipped]
     if not prices:
-        notes.append("no prices given: add --price ID=USD_PER_HOUR for cost per token")
+        from roofline.model.serving import load_prices
+        bundled = load_prices(hardware_ids=set(catalog.accelerators))
+        notes.append("no prices given: add --price ID=USD_PER_HOUR for cost per token"
+                     + (" (data/prices.toml bundles " + ", ".join(
+                         f"{hw}={p.usd_per_hour:.2f}" for hw, p in bundled.items())
+                        + ", roofline window's defaults)" if bundled else ""))
     write(out + ("\n" + "\n".join(notes) + "\n" if notes else ""))
     return 0

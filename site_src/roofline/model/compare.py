@@ -18,7 +18,8 @@ Conventions (stated once, used everywhere):
   even share of the weights, KV cache and working set.
 - A training step that fits only with activation recomputation is timed with it: the
   recomputed forward kernels at their roofline bounds are added to the step.
-- No price is bundled: prices change weekly and differ by provider; the reader gives them.
+- Prices come only from the reader: they change weekly and differ by provider. (data/prices.toml
+  bundles a default for some chips, the serving window's; compare names them, never uses them.)
 """
 
 from __future__ import annotations
@@ -151,6 +152,41 @@ def least_sharding(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: 
     return Fit(None, None)
 
 
+def _fits_somewhere(cfg, phase, batch, seq, catalog, b, flash, dp_degree) -> str | None:
+    """The first catalog chip (by capacity, largest first) on which the step fits, sharded over
+    at most MAX_GPUS GPUs as least_sharding shards it; None: on none."""
+    for hw in sorted(catalog, key=lambda h: -h.hbm.capacity_bytes):
+        if least_sharding(cfg, phase, batch, seq, b, hw.hbm.capacity_bytes, flash=flash,
+                          dp_degree=dp_degree).gpus is not None:
+            return hw.id
+    return None
+
+
+def check_batch_fits_somewhere(cfg: TransformerConfig, phase: str, batch: int, seq: int,
+                               catalog: Catalog, b: float, *, flash: bool,
+                               dp_degree: int) -> None:
+    """A batch no chip of the catalog can hold, even sharded over MAX_GPUS GPUs, is refused in
+    one line naming the largest batch that fits somewhere (found by bisection: memory only
+    grows with the batch), as the serving window refuses a context past its cap: its figures
+    would be a table of petabytes and hours, not an answer."""
+    if _fits_somewhere(cfg, phase, batch, seq, catalog, b, flash, dp_degree):
+        return
+    if not _fits_somewhere(cfg, phase, 1, seq, catalog, b, flash, dp_degree):
+        raise RooflineError(f"not even batch 1 of {seq:,} tokens fits on any chip of the "
+                            f"catalog over {MAX_GPUS:,} GPUs; shorten seq", field="seq")
+    lo, hi = 1, batch
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _fits_somewhere(cfg, phase, mid, seq, catalog, b, flash, dp_degree):
+            lo = mid
+        else:
+            hi = mid
+    chip = _fits_somewhere(cfg, phase, lo, seq, catalog, b, flash, dp_degree)
+    raise RooflineError(f"batch {batch:,} fits on no chip of the catalog, even over "
+                        f"{MAX_GPUS:,} GPUs; the largest that fits anywhere is {lo:,} (on "
+                        f"{chip})", field="batch")
+
+
 def compare(cfg: TransformerConfig, phase: str, batch: int, seq: int, catalog: Catalog,
             precision: str, *, fusions=frozenset({"flash"}),
             prices: dict[str, float] | None = None,
@@ -170,6 +206,8 @@ def compare(cfg: TransformerConfig, phase: str, batch: int, seq: int, catalog: C
                                 field="price")
     a = assumptions or Assumptions()
     b = catalog.precision(precision).bytes_per_element
+    check_batch_fits_somewhere(cfg, phase, batch, seq, catalog, b, flash="flash" in fusions,
+                               dp_degree=a.dp_degree)
     rows, skipped = [], []
     for hw in catalog:
         if precision not in hw.peaks:

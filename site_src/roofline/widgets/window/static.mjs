@@ -206,7 +206,7 @@ export function facts(P, W) {
         "that batch."
       : `Compute-bound from B = ${num(c.batch)}.`);
   const one = W.batch_one;
-  out.push(`Batch 1: ${seconds(one.step_s)} per token, ${num(one.tokens_per_s)} tokens/s, MFU ` +
+  out.push(`${W.wall < 1 ? "Batch 1, were it to fit" : "Batch 1"}: ${seconds(one.step_s)} per token, ${num(one.tokens_per_s)} tokens/s, MFU ` +
            `${percent(one.mfu, 3)}, MBU ${percent(one.mbu, 3)}; launch gaps are ` +
            `${percent(one.launch_share, 3)} of the step ` +
            `(${launchText(P, st)}).`);
@@ -214,7 +214,10 @@ export function facts(P, W) {
     out.push(W.latency_limit >= 1
       ? `Within ${num(st.latency_ms)} ms per token: B ≤ ${num(W.latency_limit)}` +
         (W.latency_limit === W.wall ? " (the memory wall binds first)." : ".")
-      : `No batch meets ${num(st.latency_ms)} ms per token: batch 1 takes ${seconds(one.step_s)}.`);
+      : W.wall < 1
+        ? `No batch fits this chip, so none meets ${num(st.latency_ms)} ms per token.`
+        : `No batch meets ${num(st.latency_ms)} ms per token: batch 1, the first that fits, ` +
+          `takes ${seconds(one.step_s)}.`);
   }
   if (W.best) {
     const b = W.best;
