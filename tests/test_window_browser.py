@@ -68,3 +68,29 @@ def test_a_hostile_query_is_ignored(built_site, tab_pool):
     assert '"wall":%d' % want["wall"] in root.get_attribute("data-rl-window")
     assert root.locator("select[name=hardware]").input_value() == "h100-sxm"
     assert errors == []
+
+
+def test_the_launch_mode_and_kv_precision_controls_redraw_and_say_so(built_site, tab_pool):
+    w = tab_pool.tab(scheme="light")
+    page = w.page
+    page.goto((built_site / PAGE).as_uri())
+    root = page.locator(".rl-window").first
+    page.wait_for_function("el => el.getAttribute('data-rl-window-state') === 'ready'",
+                           arg=root.element_handle())
+    caption = root.locator(".rl-window-caption")
+    assert "kernels replayed as CUDA graphs, 0.5 µs per kernel" in caption.inner_text()
+    # eager launches, fp8 weights and an fp8 KV cache: the wall and the facts follow the
+    # figures the build computes for the same view, and the caption says the view
+    want = figures(WindowSettings(launch="eager", precision="fp8", kv_precision="fp8"))
+    root.locator("select[name=launch]").select_option("eager")
+    root.locator("select[name=precision]").select_option("fp8")
+    root.locator("select[name=kv_precision]").select_option("fp8")
+    wall = want["figures"]["wall"]
+    page.wait_for_function(f"el => el.getAttribute('data-rl-window').includes('\"wall\":{wall}')",
+                           arg=root.element_handle())
+    facts = root.locator(".rl-window-facts").inner_text()
+    assert want["facts"][1] in facts and "kernels launched eagerly, 4 µs per kernel" in facts
+    text = caption.inner_text()
+    assert "kernels launched eagerly, 4 µs per kernel" in text and "KV cache in fp8" in text
+    page.wait_for_function("() => location.search.includes('wlaunch=eager') && "
+                           "location.search.includes('wkv=fp8')")

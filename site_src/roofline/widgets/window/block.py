@@ -108,13 +108,9 @@ def source_html(P: dict, controls: bool = True) -> str:
 
 
 def caption(P: dict) -> str:
-    st = P["state"]
-    return (f"The serving window of {P['models'][st['model']]['label']} on the "
-            f"{P['chips'][st['hardware']]['label']} in {st['precision']} (KV cache in "
-            f"{st['kv_precision']}) with {st['context']:,} tokens of context, kernels launched "
-            f"as {P['launch'][st['launch']]['label']}: decode tokens per second per chip, MFU, "
-            "MBU and price per 1M tokens "
-            "against the batch, each regime shaded where it holds and the memory wall marked.")
+    """The figure's caption for the view it opens on (static.mjs windowCaption: the page
+    rewrites it with the same code as the reader moves a control)."""
+    return call(STATIC, "windowCaption", P, P["state"])
 
 
 def render(settings) -> str:
@@ -133,7 +129,8 @@ def render(settings) -> str:
         f'<div class="rl-window-figure">{F["svg"]}</div>',
         key_html(),
         f'<ul class="rl-window-facts">{facts}</ul>',
-        f'<p class="roofline-caption">{html.escape(caption(P))}</p>',
+        f'<p class="roofline-caption"><span class="rl-window-caption">'
+        f'{html.escape(caption(P))}</span></p>',
         source_html(P, settings.controls),
         *live,
         "</div>"])

@@ -230,6 +230,16 @@ export function facts(P, W) {
   return out;
 }
 
+// The figure's caption for one state (block.py writes it at build time, view.mjs as the
+// reader moves a control).
+export function windowCaption(P, st) {
+  return `The serving window of ${P.models[st.model].label} on the ` +
+    `${P.chips[st.hardware].label} in ${st.precision} (KV cache in ${st.kv_precision}) with ` +
+    `${whole(st.context)} tokens of context and ${launchText(P, st)}: ` +
+    "decode tokens per second per chip, MFU, MBU and price per 1M tokens against the batch, " +
+    "each regime shaded where it holds and the memory wall marked.";
+}
+
 // The figures and the facts, without drawing (the CLI's and the markers' answer); `rows` as
 // windowAt's.
 export function windowFacts(P, st, rows = null) {

@@ -3,7 +3,7 @@
 // static.mjs — the code the build drew the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
 // exported for node's tests; mount() is the page's entry.
 import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
-import { windowFigure } from "./static.mjs";
+import { windowCaption, windowFigure } from "./static.mjs";
 
 export const URL_KEYS = { model: "wmodel", hardware: "whw", precision: "wprec",
                           kv_precision: "wkv", context: "wctx", launch: "wlaunch", price: "wprice",
@@ -57,6 +57,7 @@ export function mount(root) {
   const form = root.querySelector(".rl-window-controls");
   const fig = root.querySelector(".rl-window-figure");
   const facts = root.querySelector(".rl-window-facts");
+  const caption = root.querySelector(".rl-window-caption");
   const field = (name) => form.elements.namedItem(name);
   let typedPrice = false;
   let st = P.url_state && typeof location !== "undefined"
@@ -80,6 +81,7 @@ export function mount(root) {
     field("latency").value = st.latency_ms === null ? "" : String(st.latency_ms);
     const F = windowFigure(P, st);
     fig.innerHTML = F.svg;
+    if (caption) caption.textContent = windowCaption(P, st);
     facts.innerHTML = F.facts.map((f) => `<li>${f.replace(/&/g, "&amp;").replace(/[<]/g, "&lt;")}</li>`).join("");
     root.setAttribute("data-rl-window", JSON.stringify({ wall: F.figures.wall,
                                                           best: F.figures.best && F.figures.best.batch }));
