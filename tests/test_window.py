@@ -503,3 +503,71 @@ def test_the_latency_message_speaks_of_the_first_batch_that_fits():
     slow = figures(WindowSettings(model="llama-2-7b", latency_ms=1))
     assert any(f.startswith("No batch meets 1 ms per token: batch 1, the first that fits, takes")
                for f in slow["facts"])
+
+
+# ---------------------------------------------------------------- tensor parallelism
+
+def test_llama_3_70b_at_tp_4_on_the_h100_by_hand():
+    # Llama 3 70B (the bundled Llama 3 70B: Llama 3.1 70B's shapes, d 8,192, 80 layers, 8 KV
+    # heads, FFN 28,672, vocab 128,256) split over 4 H100s, bf16, 4,096 tokens, CUDA graphs.
+    W = figures(WindowSettings(model="llama-3-70b", tp=4))["figures"]
+    assert W["tp"] == 4
+    # the wall per chip: weights 70,553,706,496 × 2 B ÷ 4 = 35,276,853,248 B; KV cache per
+    # sequence 2 × 80 × 8 × 128 × 2 B × 4,096 ÷ 4 (8 KV heads over 4 chips) = 335,544,320 B,
+    # plus its working set 2 × max(3·8192 + 2·1024, 8192 + 3·28672) = 188,416 B (kept whole);
+    # (0.9 × 85,520,809,984 − 35,276,853,248) ÷ 335,732,736 = 124.2 → 124 sequences per replica
+    weights, kv, working = 70_553_706_496 * 2 / 4, 2 * 80 * 8 * 128 * 2 * CTX / 4, 188_416
+    assert math.floor((0.9 * 85_520_809_984 - weights) / (kv + working)) == 124 == W["wall"]
+    # batch 1: each chip reads a quarter of the weights but the embedding table, 2 B ×
+    # (70,553,706,496 − 128,256 × 8,192) ÷ 4, and a quarter of the cache, over 3.35 TB/s
+    # (10.48 ms); every chip launches the 1,043 kernels and 160 all-reduces, 0.5 µs each
+    # (0.60 ms); the all-reduces move 2 × 80 × 2 (4 − 1) / 4 × 8,192 × 2 B per sequence over
+    # NVLink 4's 450 GB/s per direction: 8.74 µs per sequence
+    launches = by_budget("llama-3-70b", 1)["budget"].launches
+    assert launches == 1043
+    read = 2 * (70_553_706_496 - 128_256 * 8192) / 4
+    comm = 160 * 1.5 * 8192 * 2 / 450e9
+    one = W["batch_one"]
+    hand = (read + kv) / 3.35e12 + (launches + 160) * 0.5e-6 + comm
+    assert one["step_s"] == pytest.approx(hand, rel=5e-3)
+    assert round(one["step_s"] * 1e3, 1) == 11.1
+    assert one["comm_share"] == pytest.approx(comm / one["step_s"], rel=1e-9)
+    # at the wall, the cheapest batch within 50 ms: B = 124 per replica, 25.0 ms per token;
+    # all-reduces 124 × 8.74 µs = 1.08 ms, 4.34 % of the step; 124 ÷ 25.0 ms = 4,961 tokens/s
+    # per replica, 1,240 per chip; a replica rents 4 chips at $3.00: $12 per hour ÷ 3,600 ÷
+    # 4,961 × 10^6 = $0.672 per 1M tokens
+    best = W["best"]
+    assert best["batch"] == 124 and round(best["step_s"] * 1e3, 1) == 25.0
+    assert best["comm_share"] == pytest.approx(124 * comm / best["step_s"], rel=1e-9)
+    assert round(best["comm_share"] * 100, 2) == 4.34
+    assert best["tokens_per_s_replica"] == pytest.approx(124 / best["step_s"], rel=1e-12)
+    assert best["tokens_per_s"] == pytest.approx(best["tokens_per_s_replica"] / 4, rel=1e-12)
+    assert round(best["tokens_per_s"]) == 1240
+    assert best["price_per_million"] == pytest.approx(
+        4 * 3.00 / 3600 / best["tokens_per_s_replica"] * 1e6, rel=1e-12)
+    assert round(best["price_per_million"], 3) == 0.672
+
+
+def test_a_model_that_does_not_fit_names_the_smallest_tp_that_does(capsys):
+    # Llama 3 70B's 131 GiB of bf16 weights: not on one H100's 71.7 GiB, on two (65.7 GiB each)
+    one = figures(WindowSettings(model="llama-3-70b"))
+    assert one["figures"]["wall"] == 0 and one["figures"]["smallest_tp"] == 2
+    assert "Split over 2 chips it fits: choose tensor parallelism 2 (tp)." in one["facts"][0]
+    two = figures(WindowSettings(model="llama-3-70b", tp=2))["figures"]
+    assert two["wall"] >= 1
+    # Qwen3-30B-A3B has 4 KV heads: over 8 chips each head is kept on 2, so the cache per chip
+    # is a quarter, not an eighth
+    q8 = figures(WindowSettings(model="qwen3-30b-a3b", tp=8))
+    q4 = figures(WindowSettings(model="qwen3-30b-a3b", tp=4))
+    assert q8["figures"]["memory"]["per_sequence_per_token"] == \
+        q4["figures"]["memory"]["per_sequence_per_token"]
+    assert any("each kept on 2 chips" in f for f in q8["facts"])
+    # options: tp ∈ {1, 2, 4, 8}, and only on a chip with a scale-up link
+    with pytest.raises(WidgetOptionError, match="option 'tp'"):
+        door.settings("roofline-window", {"tp": 3})
+    with pytest.raises(WidgetOptionError, match="option 'tp'.*no scale-up link"):
+        door.settings("roofline-window", {"tp": 2, "hardware": "l4"})
+    assert cli.main(["window", "--model", "llama-3-70b", "--tp", "4", "--format", "csv"]) == 0
+    head = capsys.readouterr().out.splitlines()[0].split(",")
+    assert head[:6] == ["batch", "step_s", "tokens_per_s", "tokens_per_s_replica", "comm_share",
+                        "mfu"]

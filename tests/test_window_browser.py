@@ -94,3 +94,23 @@ def test_the_launch_mode_and_kv_precision_controls_redraw_and_say_so(built_site,
     assert "kernels launched eagerly, 4 µs per kernel" in text and "KV cache in fp8" in text
     page.wait_for_function("() => location.search.includes('wlaunch=eager') && "
                            "location.search.includes('wkv=fp8')")
+
+
+def test_the_tensor_parallel_control_splits_the_model(built_site, tab_pool):
+    w = tab_pool.tab(scheme="light")
+    page = w.page
+    page.goto((built_site / PAGE).as_uri() + "?wmodel=llama-3-70b")
+    root = page.locator(".rl-window").first
+    page.wait_for_function("el => el.getAttribute('data-rl-window-state') === 'ready'",
+                           arg=root.element_handle())
+    # Llama 3 70B on one H100 does not fit, and the facts name the split that does
+    assert "Split over 2 chips it fits" in root.locator(".rl-window-facts").inner_text()
+    want = figures(WindowSettings(model="llama-3-70b", tp=4))
+    root.locator("select[name=tp]").select_option("4")
+    page.wait_for_function(
+        f"el => el.getAttribute('data-rl-window').includes('\"wall\":{want['figures']['wall']}')",
+        arg=root.element_handle())
+    facts = root.locator(".rl-window-facts").inner_text()
+    assert want["facts"][1] in facts and "per replica" in facts
+    assert "split over 4 chips" in root.locator(".rl-window-caption").inner_text()
+    page.wait_for_function("() => location.search.includes('wtp=4')")

@@ -26,6 +26,9 @@ FIELDS = {
     "best_tokens_per_s": lambda W, P: f"{fmt.num(W['best']['tokens_per_s'], 3)}",
     "best_mfu": lambda W, P: fmt.percent(W["best"]["mfu"], 3),
     "best_mbu": lambda W, P: fmt.percent(W["best"]["mbu"], 3),
+    "best_tokens_per_s_replica": lambda W, P: fmt.num(W["best"]["tokens_per_s_replica"], 3),
+    "best_comm_share": lambda W, P: fmt.percent(W["best"]["comm_share"], 3),
+    "smallest_tp": lambda W, P: f"{W['smallest_tp']}",
     "one_mbu": lambda W, P: fmt.percent(W["batch_one"]["mbu"], 3),
     "best_step_ms": lambda W, P: fmt.num(W["best"]["step_s"] * 1e3, 3),
     "one_step_ms": lambda W, P: fmt.num(W["batch_one"]["step_s"] * 1e3, 3),
@@ -57,10 +60,10 @@ def _band(W, regime):
 
 @marker("window")
 def window(ctx: Context, *, field: str, model: str = "", hardware: str = "", context: int = 0,
-           precision: str = "", kv_precision: str = "", launch: str = "", latency: str = "",
-           price: str = "") -> str:
+           precision: str = "", kv_precision: str = "", launch: str = "", tp: int = 0,
+           latency: str = "", price: str = "") -> str:
     """One figure of the serving window (FIELDS), at the widget's defaults or with `model`,
-    `hardware`, `context`, `precision`, `kv_precision`, `launch` (graphs or eager), `latency` (ms per token, or
+    `hardware`, `context`, `precision`, `kv_precision`, `launch` (graphs or eager), `tp`, `latency` (ms per token, or
     "none") or `price` changed."""
     if field not in FIELDS:
         raise RooflineError(f"unknown field {field!r}", field="field", valid=sorted(FIELDS))
@@ -70,6 +73,8 @@ def window(ctx: Context, *, field: str, model: str = "", hardware: str = "", con
                                        ("launch", launch)) if v}
     if context:
         options["context"] = context
+    if tp:
+        options["tp"] = tp
     if latency and latency != "none":
         options["latency"] = float(latency)
     if price:

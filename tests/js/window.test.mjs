@@ -14,12 +14,12 @@ const M = { label: "toy", moe: null, precisions: { bf16: { bytes_per_element: 2,
             [1, 1, 0, 0, 4e3, 0, 0, 4e3, 0, 0, 1e3, 0]],       // attention: 1 kB / token
   memory: { weights: 1e9, per_sequence_per_token: 1e3, working_per_sequence: 0 } } } };
 const CHIP = { label: "chip", peaks: { bf16: 1e15 }, bandwidth: 1e12, capacity: 2e9 };
-const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"],
+const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"], tps: [1, 2, 4, 8],
             kv_precisions: { bf16: 2, fp8: 1 }, memory_utilisation: { value: 1, default: 0.9 },
             launch: { graphs: { seconds: 1e-6, label: "CUDA graphs" } },
             prices: { c: { usd_per_hour: 3.6 } }, url_state: true,
             state: { model: "toy", hardware: "c", precision: "bf16", kv_precision: "bf16",
-                     context: 1000, launch: "graphs", price: 3.6, latency_ms: 50 } };
+                     context: 1000, tp: 1, launch: "graphs", price: 3.6, latency_ms: 50 } };
 
 test("one step by hand: weights 1 ms, attention B µs, two launches", () => {
   const s = w.stepAt(M, CHIP, "bf16", 10, 1000, 1e-6);
@@ -161,4 +161,34 @@ test("the named batches and every batch to the wall", () => {
   const big = w.everyBatch({ ...W, wall: 5000, series: [{ batch: 4200 }, { batch: 6000 }] });
   assert.equal(big.length, w.EVERY_MAX + 3);
   assert.deepEqual(big.slice(-3), [4200, 5000, 6000]);
+});
+
+test("tensor parallelism: a chip's share, the all-reduces, per chip and per replica", () => {
+  // 2 layers of d 1,000 at 2 B, 2 KV heads; a link of 100 GB/s per direction
+  const Mt = { ...M, layers: 2, d_model: 1000, kv_heads: 2, mla: false };
+  const LINKED = { ...CHIP, link: { name: "link", bandwidth: 1e11 } };
+  const M4 = w.withTp(Mt, "bf16", 4);
+  // weights ÷ 4; the cache ÷ min(4, 2 KV heads) = 2: each head kept on 2 chips
+  assert.equal(M4.precisions.bf16.memory.weights, 0.25e9);
+  assert.equal(M4.precisions.bf16.memory.per_sequence_per_token, 500);
+  assert.equal(M4.precisions.bf16.kernels[0][8], 0.25e9);     // b0 ÷ 4
+  assert.equal(M4.precisions.bf16.kernels[1][10], 500);       // b2 ÷ 2
+  assert.equal(M4.precisions.bf16.kernels[0][1], 1);          // launches stay
+  assert.equal(w.kvShare({ ...Mt, mla: true }, 8), 1);
+  // all-reduces: 2 per layer = 4, each 2 (4 − 1) / 4 × B × 1,000 × 2 B over 1e11 B/s:
+  // at B = 10, 4 × 1.5 × 20,000 / 1e11 = 1.2 µs, and 4 more launches
+  const ar = w.allReduces(M4, "bf16", LINKED, 4);
+  const s = w.stepAt(M4, LINKED, "bf16", 10, 1000, 1e-6, ar);
+  assert.ok(Math.abs(s.comm_s - 1.2e-6) < 1e-15);
+  assert.equal(s.launches, 2 + 4);
+  assert.equal(w.allReduces(M4, "bf16", LINKED, 1), null);
+  const P4 = { ...P, models: { toy: Mt }, chips: { c: LINKED } };
+  const W = w.windowAt(P4, { ...P4.state, tp: 4 });
+  const b = W.series[9];
+  assert.equal(b.tokens_per_s * 4, b.tokens_per_s_replica);
+  assert.equal(b.price_per_million, w.pricePerMillion(3.6 * 4, b.tokens_per_s_replica));
+  assert.equal(v.stateFromQuery(P4, P4.state, "?wtp=4").tp, 4);
+  assert.equal(v.stateFromQuery(P4, P4.state, "?wtp=3").tp, 1);
+  // a chip without a link keeps tp = 1
+  assert.equal(v.validState(P, { ...P.state, tp: 4 }).tp, 1);
 });

@@ -15,11 +15,17 @@ from roofline.render.table import Column, Table
 from roofline.widgets.window.settings import WindowSettings
 
 
-def series_table(series: list[dict]) -> Table:
-    """The window's batches as the package's Table (raw SI values in CSV, formatted in text)."""
+def series_table(series: list[dict], tp: int = 1) -> Table:
+    """The window's batches as the package's Table (raw SI values in CSV, formatted in text);
+    split over tp > 1 chips, tokens/s per chip and per replica and the all-reduces' share."""
+    split = (Column("tokens_per_s_replica", "per replica", lambda v: f"{v:.4g}", "right"),
+             Column("comm_share", "all-reduce", lambda v: f"{v * 100:.3g}%", "right")
+             ) if tp > 1 else ()
     cols = (Column("batch", "batch", lambda v: f"{v:,}", "right"),
             Column("step_s", "ms/token", lambda v: f"{v * 1e3:.3g}", "right"),
-            Column("tokens_per_s", "tokens/s", lambda v: f"{v:.4g}", "right"),
+            Column("tokens_per_s", "tokens/s" + ("/chip" if tp > 1 else ""),
+                   lambda v: f"{v:.4g}", "right"),
+            *split,
             Column("mfu", "MFU", lambda v: f"{v * 100:.3g}%", "right"),
             Column("mbu", "MBU", lambda v: f"{v * 100:.3g}%", "right"),
             Column("price_per_million", "$/1M tokens", lambda v: f"{v:.3g}", "right"),
@@ -54,27 +60,28 @@ def run(args: argparse.Namespace) -> int:
     out = figures(settings, rows="named" if args.format == "table" else "every")
     W = out["figures"]
     if args.format == "json":
-        doc = {k: W[k] for k in ("state", "launch_s", "wall", "capacity", "bands", "crossover",
-                                 "latency_limit", "batch_one", "best")}
+        doc = {k: W[k] for k in ("state", "tp", "smallest_tp", "launch_s", "wall", "capacity",
+                                 "bands", "crossover", "latency_limit", "batch_one", "best")}
         doc["series"] = W["rows"]
         doc["facts"] = out["facts"]
         write(json.dumps(doc, indent=1) + "\n")
         return 0
     if args.format == "csv":
-        write(series_table(W["rows"]).as_csv())
+        write(series_table(W["rows"], W["tp"]).as_csv())
         return 0
     P = out["payload"]
     st = W["state"]
     width = terminal_columns()
+    launch = P["launch"][st["launch"]]
+    split = f", tensor parallel over {st['tp']} chips" if st["tp"] > 1 else ""
     head = (f"Serving window: {P['models'][st['model']]['label']} on the "
             f"{P['chips'][st['hardware']]['label']}, {st['precision']}, KV cache "
-            f"{st['kv_precision']}, context "
-            f"{st['context']:,} tokens, launches: {P['launch'][st['launch']]['label']} "
-            f"({P['launch'][st['launch']]['seconds'] * 1e6:.3g} µs per kernel)")
+            f"{st['kv_precision']}, context {st['context']:,} tokens{split}, launches: "
+            f"{launch['label']} ({launch['seconds'] * 1e6:.3g} µs per kernel)")
     lines = [head, ""]
     for fact in out["facts"]:
         lines += wrap(fact, width, indent="  ")
-    shown = series_table(W["rows"])
+    shown = series_table(W["rows"], W["tp"])
     write("\n".join(lines) + "\n\n" + shown.as_text(width))
     return 0
 

@@ -68,6 +68,8 @@ def controls(settings, P: dict) -> str:
                 st["kv_precision"]),
         _select("context", "Context", [(str(c), f"{c:,} tokens") for c in contexts],
                 str(st["context"])),
+        _select("tp", "Tensor parallel", [(str(t), "1 chip" if t == 1 else f"{t} chips")
+                                          for t in P["tps"]], str(st["tp"])),
         _select("launch", "Launches", [(m, f"{e['label']}: {e['seconds'] * 1e6:.2g} µs/kernel")
                                        for m, e in P["launch"].items()], st["launch"]),
         f'<label>$ per GPU-hour<input name="price" type="number" min="0.01" max="999" '

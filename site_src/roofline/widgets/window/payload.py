@@ -19,6 +19,8 @@ from roofline.model.transformer import get_model
 
 PRECISIONS = ("bf16", "fp8")
 """The precisions the page's control offers (each chip shows those it has a peak for)."""
+TPS = (1, 2, 4, 8)
+"""The tensor-parallel degrees the window offers (one node's GPUs)."""
 KV_PRECISIONS = ("bf16", "fp8")
 """The KV cache's precisions (catalog ids; any chip can store either)."""
 
@@ -59,7 +61,8 @@ def model_entry(model_id: str, precisions, catalog) -> dict:
 def _model_entry(model_id: str, byte_sizes: tuple, keys: tuple) -> dict:
     cfg = get_model(model_id)
     moe = cfg.moe
-    out = {"label": cfg.name, "params": cfg.params,
+    out = {"label": cfg.name, "params": cfg.params, "layers": cfg.layers,
+           "d_model": cfg.d_model, "kv_heads": cfg.kv_heads, "mla": cfg.mla is not None,
            "moe": None if moe is None else {"experts": moe.experts, "top_k": moe.top_k},
            "precisions": {}}
     for p, b in byte_sizes:
@@ -85,12 +88,23 @@ def _check_kv_scales(name: str, entries: dict) -> None:
                                      "bytes); the KV precision cannot be set apart")
 
 
+def _link(hw) -> dict | None:
+    """The chip's scale-up link (NVLink, Infinity Fabric, ICI) the tensor-parallel all-reduces
+    run over: its name and bandwidth per direction (the catalog gives no latency for any link,
+    so none is carried); None where the catalog has none."""
+    tier = hw.tier("scaleup")
+    if tier is None or tier.bandwidth_bytes_per_s is None:
+        return None
+    return {"name": tier.name, "bandwidth": tier.bandwidth_bytes_per_s}
+
+
 def chip_entry(hw, precisions) -> dict:
     """`capacity`: the HBM programs can see (the catalog's visible figure; where it gives none,
     the capacity as built, and `visible` says so). window.mjs takes a share of it."""
     return {"label": hw.name, "bandwidth": hw.hbm_bandwidth_bytes_per_s,
             "capacity": usable_capacity_bytes(hw.hbm),
             "visible": getattr(hw.hbm, "visible_capacity_bytes", None) is not None,
+            "link": _link(hw),
             "peaks": {p: hw.peak_flops_per_s(p) for p in precisions if p in hw.peaks}}
 
 
@@ -120,6 +134,7 @@ def payload(settings) -> dict:
         "models": {m: model_entry(m, precisions, catalog) for m in models},
         "chips": {c: chip_entry(catalog[c], precisions) for c in chips},
         "precisions": list(precisions),
+        "tps": list(TPS),
         "kv_precisions": {p: catalog.precision(p).bytes_per_element for p in KV_PRECISIONS},
         "launch": launch_entry(),
         "memory_utilisation": utilisation_entry(settings.memory_utilisation),

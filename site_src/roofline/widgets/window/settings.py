@@ -34,6 +34,9 @@ class WindowSettings(WidgetSettings):
     """The KV cache's precision, apart from the weights': servers keep it in bf16 unless told
     (vLLM's kv_cache_dtype "auto" is the model's dtype); fp8 is a choice the reader makes."""
     context: int = EXAMPLE.seq
+    tp: int = 1
+    """Tensor-parallel degree: the chips one replica's weights and KV cache are split over
+    (TPS), with two all-reduces per layer over the chip's scale-up link."""
     launch: str = "graphs"
     """How the step's kernels are launched (roofline.model.launch.LAUNCH_MODES): replayed as a
     CUDA graph, as serving stacks run decode, or eagerly, one by one from the host."""
@@ -58,6 +61,9 @@ class WindowSettings(WidgetSettings):
         Option("kv_precision", str, "the KV cache's precision, apart from the weights': bf16 "
                "(what servers keep unless told) or fp8"),
         Option("context", int, "tokens in each sequence's KV cache"),
+        Option("tp", int, "tensor-parallel degree, 1, 2, 4 or 8: the chips one replica is split "
+               "over (weights and KV cache), with two all-reduces per layer over the chip's "
+               "scale-up link"),
         Option("launch", str, "how the step's kernels are launched: graphs (replayed as a CUDA "
                "graph, as serving stacks run decode) or eager (one by one from the host); each "
                "mode's gap per kernel is in data/overhead.toml"),
@@ -101,6 +107,15 @@ class WindowSettings(WidgetSettings):
         if self.kv_precision not in KV_PRECISIONS:
             raise self.fail("kv_precision", f"unknown KV-cache precision {self.kv_precision!r}",
                             list(KV_PRECISIONS))
+        from roofline.widgets.window.payload import TPS
+        if isinstance(self.tp, bool) or self.tp not in TPS:
+            raise self.fail("tp", f"must be 1, 2, 4 or 8, got {self.tp!r}",
+                            [str(t) for t in TPS])
+        if self.tp > 1:
+            from roofline.widgets.window.payload import _link
+            if _link(catalog[self.hardware]) is None:
+                raise self.fail("tp", f"the catalog gives {self.hardware} no scale-up link for "
+                                "the all-reduces; use tp 1")
         from roofline.model.launch import LAUNCH_MODES
         if self.launch not in LAUNCH_MODES:
             raise self.fail("launch", f"unknown launch mode {self.launch!r}", list(LAUNCH_MODES))
@@ -142,7 +157,7 @@ class WindowSettings(WidgetSettings):
         price = self.price if self.price is not None else (
             _prices()[self.hardware].usd_per_hour if self.hardware in _prices() else None)
         return {"model": self.model, "hardware": self.hardware, "precision": self.precision,
-                "kv_precision": self.kv_precision, "context": self.context,
+                "kv_precision": self.kv_precision, "context": self.context, "tp": self.tp,
                 "launch": self.launch, "price": price, "latency_ms": self.latency_ms}
 
 

@@ -152,7 +152,8 @@ export function windowSvg(P, W, width, cls) {
       key: "price_per_million", value: (b) => b.price_per_million, cls, margin: bottom,
       yLabel: narrow ? "$ / 1M" : "$ per 1M tokens", format: (v) => `$${num(v)}`,
       xLabel: "batch (sequences decoding at once)",
-      title: `Price per 1M tokens at ${hourly(st.price)} per GPU-hour`,
+      title: `Price per 1M tokens at ${hourly(st.price)} per GPU-hour` +
+        (st.tp > 1 ? ` × ${st.tp} chips` : ""),
       best: (b) => `${money(b.price_per_million)} per 1M tokens` }));
   }
   return `<div class="rl-window-drawing ${cls}">${parts.join("")}</div>`;
@@ -178,16 +179,38 @@ export function facts(P, W) {
       "for what programs see of it)";
   const share = `${binary(cap.usable)}, ${percent(cap.share, 3)} of ${seen}` +
     (cap.share === P.memory_utilisation.default ? " (vLLM's default share)" : "");
+  const tp = W.tp, perChip = tp > 1 ? " per chip" : "";
   const out = [];
+  const fix = W.smallest_tp === null
+    ? (chip.link ? " Not even 8 chips hold it: take a smaller precision or context."
+      : " The catalog gives this chip no scale-up link to split it over: take a smaller " +
+        "precision or context.")
+    : W.smallest_tp > tp
+      ? ` Split over ${W.smallest_tp} chips it fits: choose tensor parallelism ` +
+        `${W.smallest_tp} (tp).`
+      : " Take a smaller precision or context.";
   out.push(W.wall >= 1
-    ? `Memory wall: B = ${num(W.wall)}, a necessary condition, not a sufficient one. The ` +
-      `weights (${binary(mem.weights)}), each sequence's KV cache for ${whole(st.context)} ` +
-      `tokens in ${kv} (${binary(mem.per_sequence_per_token * st.context)}) and the batch's ` +
+    ? `Memory wall: B = ${num(W.wall)}${tp > 1 ? " per replica" : ""}, a necessary condition, ` +
+      `not a sufficient one. The weights (${binary(mem.weights)}${perChip}), each sequence's KV ` +
+      `cache for ${whole(st.context)} tokens in ${kv} ` +
+      `(${binary(mem.per_sequence_per_token * st.context)}${perChip}) and the batch's ` +
       `activation workspace (${binary(cap.workspace)}) fit in ${share}; fragmentation and ` +
       "a server's own pools can need more."
-    : `Does not fit: the weights (${binary(mem.weights)}) and one sequence ` +
-      `(${binary(perSeq)}) need more than ${share}. Shard the model, or take a smaller ` +
-      "precision or context.");
+    : `Does not fit: the weights (${binary(mem.weights)}${perChip}) and one sequence ` +
+      `(${binary(perSeq)}) need more than ${share}.${fix}`);
+  if (tp > 1) {
+    const M = P.models[st.model];
+    const split = M.mla ? "whole on every chip (MLA's compressed cache has no heads to split)"
+      : M.kv_heads < tp ? `by its ${M.kv_heads} KV heads, each kept on ${tp / M.kv_heads} chips`
+        : `by its ${M.kv_heads} KV heads`;
+    const at = W.best || W.batch_one;
+    out.push(`Tensor parallel over ${tp} chips: the weights split over them, the KV cache ` +
+             `${split}, and two all-reduces per layer over ${chip.link.name} at ` +
+             `${num(chip.link.bandwidth / 1e9)} GB/s per direction, ${percent(at.comm_share, 3)} ` +
+             `of the step at B = ${num(W.best ? W.best.batch : 1)} (the link's latency is not ` +
+             "in the catalog and is not counted). A replica rents " +
+             `${tp} chips: tokens/s are per chip below, and the price is ${tp} × the chip's.`);
+  }
   if (st.kv_precision !== "bf16") {
     out.push(`The KV cache is kept in ${kv}, a choice made here (vLLM: --kv-cache-dtype); ` +
              "servers keep it in BF16 unless told, whatever the weights' precision.");
@@ -206,7 +229,9 @@ export function facts(P, W) {
         "that batch."
       : `Compute-bound from B = ${num(c.batch)}.`);
   const one = W.batch_one;
-  out.push(`${W.wall < 1 ? "Batch 1, were it to fit" : "Batch 1"}: ${seconds(one.step_s)} per token, ${num(one.tokens_per_s)} tokens/s, MFU ` +
+  out.push(`${W.wall < 1 ? "Batch 1, were it to fit" : "Batch 1"}: ${seconds(one.step_s)} per ` +
+           `token, ${num(one.tokens_per_s)} tokens/s` +
+           (tp > 1 ? ` per chip (${num(one.tokens_per_s_replica)} per replica)` : "") + ", MFU " +
            `${percent(one.mfu, 3)}, MBU ${percent(one.mbu, 3)}; launch gaps are ` +
            `${percent(one.launch_share, 3)} of the step ` +
            `(${launchText(P, st)}).`);
@@ -223,9 +248,12 @@ export function facts(P, W) {
     const b = W.best;
     const where = st.latency_ms !== null ? "Cheapest within the budget" : "Cheapest that fits";
     out.push(`${where}: B = ${num(b.batch)}, ${seconds(b.step_s)} per token, ` +
-             `${num(b.tokens_per_s)} tokens/s, MFU ${percent(b.mfu, 3)}, MBU ${percent(b.mbu, 3)}` +
+             `${num(b.tokens_per_s)} tokens/s` +
+             (tp > 1 ? ` per chip (${num(b.tokens_per_s_replica)} per replica)` : "") +
+             `, MFU ${percent(b.mfu, 3)}, MBU ${percent(b.mbu, 3)}` +
              (b.price_per_million === null ? "."
-               : `, ${money(b.price_per_million)} per 1M tokens at ${hourly(st.price)} per GPU-hour.`));
+               : `, ${money(b.price_per_million)} per 1M tokens at ${hourly(st.price)} per ` +
+                 `GPU-hour${tp > 1 ? ` × ${tp} chips` : ""}.`));
   }
   return out;
 }
@@ -235,7 +263,9 @@ export function facts(P, W) {
 export function windowCaption(P, st) {
   return `The serving window of ${P.models[st.model].label} on the ` +
     `${P.chips[st.hardware].label} in ${st.precision} (KV cache in ${st.kv_precision}) with ` +
-    `${whole(st.context)} tokens of context and ${launchText(P, st)}: ` +
+    `${whole(st.context)} tokens of context` +
+    ((st.tp || 1) > 1 ? `, split over ${st.tp} chips (tensor parallel)` : "") +
+    ` and ${launchText(P, st)}: ` +
     "decode tokens per second per chip, MFU, MBU and price per 1M tokens against the batch, " +
     "each regime shaded where it holds and the memory wall marked.";
 }

@@ -6,7 +6,7 @@ import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/
 import { windowCaption, windowFigure } from "./static.mjs";
 
 export const URL_KEYS = { model: "wmodel", hardware: "whw", precision: "wprec",
-                          kv_precision: "wkv", context: "wctx", launch: "wlaunch", price: "wprice",
+                          kv_precision: "wkv", context: "wctx", tp: "wtp", launch: "wlaunch", price: "wprice",
                           latency_ms: "wlat" };
 export const PRESETS = {
   chat: { latency_ms: 50, label: "chat: 50 ms per token" },
@@ -26,6 +26,8 @@ export function stateFromQuery(P, base, search) {
   const ctx = plainNumber(q[URL_KEYS.context]);
   if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
   if (own(P.launch, q[URL_KEYS.launch])) st.launch = q[URL_KEYS.launch];
+  const tp = plainNumber(q[URL_KEYS.tp]);
+  if (tp !== null && (P.tps || [1]).includes(tp)) st.tp = tp;
   if (own(P.kv_precisions, q[URL_KEYS.kv_precision])) st.kv_precision = q[URL_KEYS.kv_precision];
   const price = plainNumber(q[URL_KEYS.price]);
   if (price !== null && price > 0 && price < 1000) st.price = price;
@@ -35,11 +37,14 @@ export function stateFromQuery(P, base, search) {
   return validState(P, st);
 }
 
-// A chip without the state's precision falls back to one it has.
+// A chip without the state's precision falls back to one it has; one without a scale-up link
+// to split a replica over, to tp = 1.
 export function validState(P, st) {
-  const peaks = P.chips[st.hardware].peaks;
-  return Object.prototype.hasOwnProperty.call(peaks, st.precision) ? st
+  const chip = P.chips[st.hardware];
+  const peaks = chip.peaks;
+  const out = Object.prototype.hasOwnProperty.call(peaks, st.precision) ? st
     : { ...st, precision: Object.keys(peaks)[0] };
+  return (out.tp || 1) > 1 && !chip.link ? { ...out, tp: 1 } : out;
 }
 
 export function queryOf(st) {
@@ -67,6 +72,8 @@ export function mount(root) {
     field("hardware").value = st.hardware;
     field("precision").value = st.precision;
     field("launch").value = st.launch;
+    field("tp").value = String(st.tp || 1);
+    for (const o of field("tp").options) o.disabled = o.value !== "1" && !P.chips[st.hardware].link;
     field("kv_precision").value = st.kv_precision;
     const peaks = P.chips[st.hardware].peaks;
     for (const o of field("precision").options) {
@@ -94,6 +101,7 @@ export function mount(root) {
     else if (name === "precision") st = validState(P, { ...st, precision: field("precision").value });
     else if (name === "context") st = { ...st, context: Number(field("context").value) };
     else if (name === "launch") st = { ...st, launch: field("launch").value };
+    else if (name === "tp") st = validState(P, { ...st, tp: Number(field("tp").value) });
     else if (name === "kv_precision") st = { ...st, kv_precision: field("kv_precision").value };
     else if (name === "price") {
       const v = plainNumber(field("price").value);

@@ -22,7 +22,7 @@ export function touched(moe, batch) {
 // not the activations it passes between kernels. Times are split by what binds each kernel at
 // this batch: `compute_s` in kernels at or past the ridge, `memory_s` in kernels below it,
 // `launch_s` the gaps. The step's regime is the largest of the three.
-export function stepAt(M, chip, prec, batch, ctx, launchS) {
+export function stepAt(M, chip, prec, batch, ctx, launchS, ar = null) {
   const peak = chip.peaks[prec], bw = chip.bandwidth;
   const g = touched(M.moe, batch);
   let compute = 0, memory = 0, useful = 0, flops = 0, bytes = 0, launches = 0, must = 0;
@@ -37,12 +37,20 @@ export function stepAt(M, chip, prec, batch, ctx, launchS) {
     must += n * (b0 + b2 * batch * ctx + w * g);
     launches += n * l;
   }
+  // Tensor parallelism: `ar` = { count, bytes_per_token, bandwidth, tp } (allReduces), each
+  // all-reduce a ring over the link, 2 (tp − 1) / tp × its bytes ÷ bandwidth, and one launch.
+  let comm = 0;
+  if (ar && ar.tp > 1) {
+    comm = ar.count * 2 * (ar.tp - 1) / ar.tp * batch * ar.bytes_per_token / ar.bandwidth;
+    launches += ar.count;
+  }
   const launch = launches * launchS;
-  const step = compute + memory + launch;
+  const step = compute + memory + launch + comm;
   const mem = memoryAt(M, prec, batch, ctx);
   const regime = launch >= memory && launch >= compute ? "launch"
     : compute > memory ? "compute" : "memory";
   return { batch, step_s: step, compute_s: compute, memory_s: memory, launch_s: launch,
+           comm_s: comm,
            launches, flops, useful_flops: useful, bytes, must_read_bytes: must,
            tokens_per_s: batch / step, mfu: useful / (step * peak), mbu: must / (step * bw),
            memory_bytes: mem, fits: mem <= chip.capacity, regime };
@@ -51,12 +59,12 @@ export function stepAt(M, chip, prec, batch, ctx, launchS) {
 // stepAt at one (model, chip, precision, context, launch gap) as a function of the batch, each
 // batch computed once: the series, the regime bands, the crossover and the latency limit ask
 // for many of the same batches (a figure's ~200 asks are ~80 batches).
-export function stepper(M, chip, prec, ctx, launchS) {
+export function stepper(M, chip, prec, ctx, launchS, ar = null) {
   const seen = new Map();
   return (batch) => {
     let s = seen.get(batch);
     if (s === undefined) {
-      s = stepAt(M, chip, prec, batch, ctx, launchS);
+      s = stepAt(M, chip, prec, batch, ctx, launchS, ar);
       seen.set(batch, s);
     }
     return s;
@@ -192,6 +200,35 @@ export function usableChip(chip, share) {
   return { ...chip, visible_bytes: chip.capacity, capacity: chip.capacity * share };
 }
 
+// One chip's share of a replica split over `tp` chips (tensor parallelism, as vLLM and
+// Megatron split it): every kernel's FLOPs and bytes ÷ tp (the GEMMs by columns or rows, the
+// attention by heads, MoE experts by their FFN; the norms and activations too, which flatters
+// those small kernels), except the KV cache's reads and bytes, split by KV heads: ÷ min(tp,
+// KV heads), since a model with fewer KV heads than chips keeps a copy of each on several, and
+// an MLA model's compressed cache (no heads to split) is whole on every chip. The working set
+// per sequence is kept whole. Launches stay: every chip launches every kernel.
+export function kvShare(M, tp) {
+  return M.mla ? 1 : 1 / Math.min(tp, M.kv_heads);
+}
+export function withTp(M, prec, tp) {
+  if (tp === 1) return M;
+  const e = M.precisions[prec];
+  const kv = kvShare(M, tp);
+  const kernels = e.kernels.map((r) => r.map((x, i) => (i < 2 ? x : i === 10 ? x * kv : x / tp)));
+  const memory = { ...e.memory, weights: e.memory.weights / tp,
+                   per_sequence_per_token: e.memory.per_sequence_per_token * kv };
+  return { ...M, precisions: { ...M.precisions, [prec]: { ...e, kernels, memory } } };
+}
+
+// The all-reduces of a tensor-parallel step: two per layer (after the attention's output
+// projection and after the MLP's down projection), each of one hidden state per sequence,
+// d_model × bytes per element, over the chip's scale-up link. null at tp = 1.
+export function allReduces(M, prec, chip, tp) {
+  if (tp === 1) return null;
+  return { count: 2 * M.layers, tp, bandwidth: chip.link.bandwidth,
+           bytes_per_token: M.d_model * M.precisions[prec].bytes_per_element };
+}
+
 // The gap per kernel of the state's launch mode (P.launch: data/overhead.toml's figures).
 export function launchSeconds(P, st) {
   return P.launch[st.launch].seconds;
@@ -233,18 +270,27 @@ export function everyBatch(W) {
 // everyBatch) in the series' shape.
 export function windowAt(P, st, rows = null) {
   const prec = st.precision, ctx = st.context, launchS = launchSeconds(P, st);
-  const M = withKvBytes(P.models[st.model], prec, P.kv_precisions[st.kv_precision]);
+  const tp = st.tp || 1;
+  const M1 = withKvBytes(P.models[st.model], prec, P.kv_precisions[st.kv_precision]);
+  const M = withTp(M1, prec, tp);
   const chip = usableChip(P.chips[st.hardware], P.memory_utilisation.value);
   const wall = wallBatch(M, chip, prec, ctx);
   const hi = Math.max(8, 2 ** Math.ceil(Math.log2(Math.max(1, wall) * 1.5)));
-  const at = stepper(M, chip, prec, ctx, launchS);
+  const at = stepper(M, chip, prec, ctx, launchS, allReduces(M, prec, chip, tp));
   const price = st.price === null || st.price === undefined ? null : st.price;
+  // Per chip: tokens/s ÷ tp; per replica: the tp chips' B tokens per step. A replica rents tp
+  // chips, so its price per 1M tokens is tp × the price per GPU-hour over its tokens/s.
   const point = (b) => {
     const s = at(b);
-    return { batch: b, tokens_per_s: s.tokens_per_s, mfu: s.mfu, mbu: s.mbu, step_s: s.step_s,
+    return { batch: b, tokens_per_s: s.tokens_per_s / tp, tokens_per_s_replica: s.tokens_per_s,
+             mfu: s.mfu, mbu: s.mbu, step_s: s.step_s, comm_share: s.comm_s / s.step_s,
              fits: b <= wall, regime: s.regime,
-             price_per_million: price === null ? null : pricePerMillion(price, s.tokens_per_s) };
+             price_per_million: price === null ? null
+               : pricePerMillion(price * tp, s.tokens_per_s) };
   };
+  // The smallest tp whose wall holds one sequence, on a chip with a link to split over.
+  const fitTp = (P.tps || [1]).find((t) => (t === 1 || chip.link) &&
+                                          wallBatch(withTp(M1, prec, t), chip, prec, ctx) >= 1);
   const series = grid(1, hi).map(point);
   const budgetS = st.latency_ms === null || st.latency_ms === undefined ? null
     : st.latency_ms / 1e3;
@@ -254,18 +300,21 @@ export function windowAt(P, st, rows = null) {
   const one = at(1);
   const W = {
     state: st, wall, x_max: hi, launch_s: launchS, memory: M.precisions[prec].memory,
+    tp, smallest_tp: fitTp === undefined ? null : fitTp,
     capacity: { visible: chip.visible_bytes, share: P.memory_utilisation.value, usable: chip.capacity,
                 workspace: wall * M.precisions[prec].memory.working_per_sequence },
     bands: regimeBands(M, chip, prec, ctx, launchS, hi, at),
     crossover: computeCrossover(M, chip, prec, ctx, launchS, wall, at),
     latency_limit: budgetS === null ? null : limit,
-    batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s, mfu: one.mfu, mbu: one.mbu,
-                 must_read_bytes: one.must_read_bytes,
+    batch_one: { step_s: one.step_s, tokens_per_s: one.tokens_per_s / tp,
+                 tokens_per_s_replica: one.tokens_per_s, mfu: one.mfu, mbu: one.mbu,
+                 must_read_bytes: one.must_read_bytes, comm_share: one.comm_s / one.step_s,
                  launch_share: one.launch_s / one.step_s, regime: one.regime },
-    best: best && { batch: best.batch, step_s: best.step_s, tokens_per_s: best.tokens_per_s,
-                    mfu: best.mfu, mbu: best.mbu, regime: best.regime,
+    best: best && { batch: best.batch, step_s: best.step_s, tokens_per_s: best.tokens_per_s / tp,
+                    tokens_per_s_replica: best.tokens_per_s, mfu: best.mfu, mbu: best.mbu,
+                    comm_share: best.comm_s / best.step_s, regime: best.regime,
                     price_per_million: price === null ? null
-                      : pricePerMillion(price, best.tokens_per_s) },
+                      : pricePerMillion(price * tp, best.tokens_per_s) },
     series,
   };
   if (rows === "named") W.rows = namedBatches(W).map(point);
