@@ -88,6 +88,15 @@ def families_table(r: dict, every: bool = False) -> Table:
     return Table(cols, tuple(rows))
 
 
+def leak_lines(r: dict, width: int) -> list[str]:
+    """The report's top leaks, each with what the lesson says to do about it."""
+    lines = ["", "Top leaks:"]
+    for i, leak in enumerate(r["leaks"], 1):
+        lines += wrap(f"{i}. {leak['share'] * 100:.3g}% of the step: {leak['advice']}", width,
+                      indent="   ")
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     from roofline.profile.analyse import report
     from roofline.profile.ranks import rank_files, ranks
@@ -143,10 +152,7 @@ def run(args: argparse.Namespace) -> int:
                         f"{o['name']} {o['ours']:.4g} vs {o['torch']:.4g}" for o in c["where"])
                         if c["differs"] else " (the same)"))
             lines += wrap(text, width, indent="    ")
-    lines += ["", "Top leaks:"]
-    for i, leak in enumerate(r["leaks"], 1):
-        lines += wrap(f"{i}. {leak['share'] * 100:.3g}% of the step: {leak['advice']}", width,
-                      indent="   ")
+    lines += leak_lines(r, width)
     write("\n".join(lines) + "\n")
     return 0
 
@@ -253,9 +259,6 @@ def _gpu_out(r: dict, fmt: str) -> int:
     lines += ["", "Where the step's GPU time went:"]
     lines += [f"  {w['part']:<32} {_ms(w['time_s']):>9} ms {w['share'] * 100:>6.3g}%"
               for w in r["waterfall"]]
-    lines += ["", "Top leaks:"]
-    for i, leak in enumerate(r["leaks"], 1):
-        lines += wrap(f"{i}. {leak['share'] * 100:.3g}% of the step: {leak['advice']}", width,
-                      indent="   ")
+    lines += leak_lines(r, width)
     write("\n".join(lines) + "\n")
     return 0
