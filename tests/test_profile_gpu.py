@@ -219,7 +219,8 @@ def test_bad_gpu_input_is_one_line_and_exit_2(traces, tmp_path, capsys, case):
     elif case == "truncated-rank":
         bad = tmp_path / "rank-1.json.gz"
         bad.write_bytes(r1.read_bytes()[:50_000])
-        args = [str(r0), str(bad), "--hardware", "a100-sxm-80gb"]
+        # read by a worker process (--jobs 2): its error still comes back as one line
+        args = [str(r0), str(bad), "--hardware", "a100-sxm-80gb", "--jobs", "2"]
         message = r"rank-1.json.gz: truncated or corrupt gzip stream"
     elif case == "old-format":
         args = [str(traces / "hta-old-format-inference-rank-1.json.gz")]

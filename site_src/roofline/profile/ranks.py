@@ -33,8 +33,8 @@ def rank_files(paths: list[Path]) -> list[Path]:
 
 
 def _one(args: tuple) -> dict:
-    from roofline.profile.analyse import report
-    from roofline.profile.analyse import GPU
+    """One rank's report and its summary (run in a worker process with --jobs)."""
+    from roofline.profile.analyse import GPU, report
     path, step, hardware = args
     r = report(path, step, hardware=hardware)
     if r.get("kind") != "gpu":
@@ -50,19 +50,15 @@ def ranks(paths: list[Path], step: int | str | None = None, hardware: str | None
     files = rank_files(paths)
     work = [(f, step, hardware) for f in files]
     summaries, slowest = [], None
-    if jobs > 1 and len(files) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = pool.map(_one, work)
-            for r in results:
-                summaries.append(r["summary"])
-                if slowest is None or r["report"]["wall_s"] > slowest["wall_s"]:
-                    slowest = r["report"]
-    else:
-        for w in work:
-            r = _one(w)
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 and len(files) > 1 else None
+    try:
+        for r in (pool.map(_one, work) if pool else map(_one, work)):
             summaries.append(r["summary"])
             if slowest is None or r["report"]["wall_s"] > slowest["wall_s"]:
                 slowest = r["report"]
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
     merged = call(GPU, "mergeRanks", summaries)
     if "error" in merged:
         raise TraceError(merged["error"], where=str(paths[0]) if len(paths) == 1 else "")
