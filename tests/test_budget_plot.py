@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from roofline import RooflineError, default_catalog
-from roofline.model.budget import FUSIONS, Assumptions, budget
+from roofline.model.budget import FUSIONS, Assumptions, budget, example_budget
 from roofline.model.example import EXAMPLE
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, step_memory
 from roofline.model.transformer import default_models, get_model
@@ -56,7 +56,7 @@ def test_every_precomputed_setting_is_the_models_waterfall(data):
     components gives roofline.model.budget's waterfall, and the step parts add up to its
     roofline step time. Seeded defect: the payload's optimizer left unsharded."""
     a = Assumptions()
-    factors = knob_factors(a)
+    factors = knob_factors(a, data["efficiency"])
     settings = [(key, mask, 8, 1, "full") for key in data["combos"] for mask in (0, 5, 8, 15)]
     example = f"{EXAMPLE.model}|train|{EXAMPLE.batch}"
     settings += [(example, 8, dp, z, r) for dp in (1, 8, 1024) for z in ZERO_STAGES
@@ -122,16 +122,19 @@ def test_every_reachable_memory_state_is_the_models(data):
 
 
 def test_knob_tables_are_the_assumptions_factors(data):
-    """Each slider position's factor is knob_factors at that value; the defaults sit on a step
-    (the page opens exactly on the model's assumptions)."""
+    """Each slider position's factor is knob_factors at that value; the defaults are
+    positions (the page opens exactly on the model's figures: the GEMM efficiency is the
+    chip's measured ceiling ÷ peak, a position between the steps)."""
     a = Assumptions()
-    for name, value in (("efficiency", a.kernel_efficiency),
+    measured = example_budget().gemm_efficiency
+    assert data["efficiency"] == measured
+    for name, value in (("efficiency", measured),
                         ("launch_us", a.launch_overhead_s * 1e6),
                         ("overlap", a.overlap_fraction)):
         knob = data["knobs"][name]
         assert value in knob["values"], name
         i = knob["values"].index(value)
-        assert knob["table"][i] == pytest.approx(knob_factors(a)[knob["factor"]]), name
+        assert knob["table"][i] == pytest.approx(knob_factors(a, measured)[knob["factor"]]), name
     eff = data["knobs"]["efficiency"]
     assert eff["table"][eff["values"].index(0.5)] == pytest.approx(1.0)  # 1 / 0.5 - 1
 

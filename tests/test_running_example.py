@@ -89,7 +89,8 @@ def test_the_built_pages_print_the_running_examples_figures(built_site, figures)
     assert _find(r'data-label="MFU bound">([^<]+)<', row, "op zoo row")[0] == figures["bound"]
 
     budget = _text(built_site / "budget.html")
-    got = _find(rf"gives {PCT} of peak at efficiency 1 and {PCT} at", budget, "budget page")
+    got = _find(rf"gives {PCT} of peak with GEMMs at the peak and {PCT} at the ceiling",
+                budget, "budget page")
     assert got[1] == figures["estimate"]
     got = _find(rf"Its roofline bound is {PCT}, the recomputed forward pass included; without "
                 rf"it the bound would be {PCT}", budget, "budget page")
@@ -98,6 +99,60 @@ def test_the_built_pages_print_the_running_examples_figures(built_site, figures)
     assert re.search(rf"train \(ZeRO-1, full recomputation\) 4 × 4,096 FlashAttention \S+ GB "
                      rf"\S+ s \S+ [kMGT]?B {re.escape(figures['bound'])} "
                      rf"{re.escape(figures['estimate'])}", budget), "configs table"
+
+
+def _cli_waterfall(capsys, monkeypatch) -> tuple[dict[str, str], str]:
+    """`roofline budget`'s waterfall as printed: points per cause (by key) and the MFU."""
+    from roofline.model.waterfall import WATERFALL_LABELS
+    monkeypatch.setenv("COLUMNS", "200")   # one line per cause
+    assert main(["budget"]) == 0
+    out = capsys.readouterr().out
+    pts = {}
+    for key, label in WATERFALL_LABELS.items():
+        pts[key] = _find(rf"(?m)^{re.escape(label)}\s+\S+ \S+\s+-?([\d.]+) pt", out,
+                         f"roofline budget: {label}")[0]
+    mfu = _find(rf"after overheads {PCT}", out, "roofline budget")[0]
+    return pts, mfu
+
+
+def test_the_waterfall_is_one_account_on_the_lesson_the_budget_page_and_the_cli(
+        built_site, capsys, monkeypatch):
+    """#46: the running example's waterfall, with the H100's measured GEMM ceiling, gives the
+    same points per cause and the same MFU in the lesson's ranking, the budget page's
+    waterfall (its static first frame) and `roofline budget`. Seeded: a figure off by a digit
+    is caught (the comparison is of printed strings)."""
+    from roofline.model.waterfall import WATERFALL_LABELS
+    from roofline.widgets.budget.payload import WATERFALL_ROWS
+    cli, cli_mfu = _cli_waterfall(capsys, monkeypatch)
+
+    page = (built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html").read_text(
+        encoding="utf-8")
+    keys = {label: key for key, label in WATERFALL_LABELS.items()}
+    rows = re.findall(r'data-label="Leak">([^<]+)</td><td[^>]*data-label="Points, '
+                      r'FlashAttention">([^<]+)<', page)
+    lesson = {keys[_html.unescape(label)]: p for label, p in rows}
+    lesson_mfu = _find(rf"What is left is an MFU of <strong>{PCT}</strong> with "
+                       "FlashAttention", page, "lesson")[0]
+    section5 = _find(rf"What is left is an MFU of {PCT}, (?:inside|above|below) the",
+                     _text(built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html"),
+                     "lesson §5")[0]
+
+    budget = (built_site / "budget.html").read_text(encoding="utf-8")
+    frame = budget[budget.index("= MFU estimate"):]
+    labels = re.findall(r'class="rl-label"[^>]*>([^<]+)</text>', frame)[:len(WATERFALL_ROWS)]
+    bars = dict(zip(WATERFALL_ROWS, labels, strict=True))
+    page_pts = {k: "0" if bars[k] == "0 pt" else bars[k].removeprefix("−").removesuffix(" pt")
+                for k in WATERFALL_LABELS}
+    page_mfu = bars["mfu"]
+
+    cli_pts = {k: "0" if float(v) == 0 else v for k, v in cli.items()}
+    assert lesson == page_pts == cli_pts, (lesson, page_pts, cli_pts)
+    assert lesson_mfu == section5 == page_mfu == cli_mfu
+    assert cli_mfu == fmt.percent(example_budget().mfu_estimate, 3)
+    # The efficiency row is the measured ceiling's, not a typed 0.7's.
+    assert example_budget(kernel_efficiency=0.7).mfu_estimate != example_budget().mfu_estimate
+    seeded = dict(page_pts, efficiency=page_pts["efficiency"] + "1")
+    assert seeded != cli_pts
 
 
 # The op zoo's training presets and the tokens each one's shape implies (#36: the training

@@ -19,7 +19,6 @@ from lesson_site.context import Context
 from lesson_site.markers import marker
 
 DEFAULTS = {
-    "kernel_efficiency": lambda a: fmt.num(a.kernel_efficiency, 3),
     "launch_overhead_us": lambda a: fmt.num(a.launch_overhead_s * 1e6, 3),
     "dp_degree": lambda a: f"{a.dp_degree:,}",
     "overlap_percent": lambda a: fmt.num(a.overlap_fraction * 100, 3),
@@ -38,6 +37,8 @@ def budget_default(ctx: Context, *, name: str) -> str:
     of the running example it opens on (batch, seq, model, zero_stage, recompute), or of the
     memory model (bytes per parameter)."""
     a = Assumptions()
+    if name == "kernel_efficiency":  # the chip's measured ceiling ÷ peak, not an Assumptions field
+        return fmt.num(example_budget(ctx.catalog).gemm_efficiency, 3)
     if name in DEFAULTS:
         return DEFAULTS[name](a)
     if name in EXAMPLE_FIELDS:
@@ -47,8 +48,26 @@ def budget_default(ctx: Context, *, name: str) -> str:
     if name == "adam_bytes_per_param":
         return fmt.num(ADAM_STATE_BYTES_PER_PARAM, 3)
     raise RooflineError(f"unknown default {name!r}", field="name",
-                        valid=[*DEFAULTS, *EXAMPLE_FIELDS, "bytes_per_param",
+                        valid=["kernel_efficiency", *DEFAULTS, *EXAMPLE_FIELDS,
+                               "bytes_per_param",
                                "adam_bytes_per_param"])
+
+
+@marker("gemm_ceiling")
+def gemm_ceiling(ctx: Context, *, field: str = "sentence") -> str:
+    """The running example's GEMM efficiency and where it comes from: the sentence the CLI
+    prints (roofline.widgets.budget.tables.efficiency_words), or the measurement's source."""
+    from roofline.widgets.budget.tables import efficiency_words
+    bg = example_budget(ctx.catalog)
+    c = bg.gemm_ceiling
+    if field == "sentence":
+        return html.escape(efficiency_words(bg))
+    if field == "source":
+        if c is None:
+            return "no measurement: the roofline bound alone"
+        return html.escape(f"{c.basis}: {c.source_short}, {c.software}, best shape "
+                           f"{c.shape}, {c.date}")
+    raise RooflineError(f"unknown field {field!r}", field="field", valid=["sentence", "source"])
 
 
 FUSE_SETS = {"example": EXAMPLE.fusions, "none": (), "flash": ("flash",), "all": FUSIONS}
@@ -84,9 +103,9 @@ def budget_mfu(ctx: Context, *, fuse: str = "example", field: str = "estimate",
                phase: str = EXAMPLE.phase, batch: int = EXAMPLE.batch, zero: int = -1,
                recompute: str = "stated") -> str:
     """The running example (or a variant): estimate (MFU after overheads), bound (the roofline
-    bound, recomputation included), bound_no_recompute, or efficiency_cost (the points the
-    kernel-efficiency assumption costs: the estimate at efficiency 1 minus the estimate at
-    `efficiency`, each as printed, so the three add up as printed)."""
+    bound, recomputation included), bound_no_recompute, or efficiency_cost (the points of MFU
+    the GEMMs' ceiling costs: the estimate at efficiency 1 minus the estimate at `efficiency`,
+    each as printed, so the three add up as printed)."""
     bg = _budget(ctx, model, phase, batch, fuse, efficiency, zero, recompute)
     if field == "estimate":
         return _pct(bg.mfu_estimate)

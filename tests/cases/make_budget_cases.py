@@ -18,13 +18,16 @@ import sys
 from roofline import fmt
 from roofline.model.budget import Assumptions, budget
 from roofline.model.catalog import default_catalog
+from roofline.model.ceilings import gemm_efficiency
 from roofline.model.memory import Sharding
 from roofline.model.transformer import get_model
 from roofline.widgets.budget.payload import (SEQ, TEXTS, WATERFALL_SHORT, fix_sentence,
     fusions_of, knob_values, mask_of, payload)
 
 HW, PRECISION = "h100-sxm", "bf16"
-D = {"efficiency": 0.7, "launch_us": 4.0, "dp": 8, "overlap": 0.8}
+# The GEMM efficiency the page opens on: the chip's measured matmul ceiling ÷ its peak.
+MEASURED = gemm_efficiency(default_catalog()[HW], PRECISION)
+D = {"efficiency": MEASURED, "launch_us": 4.0, "dp": 8, "overlap": 0.8}
 CASES = (
     ("the running example, as the page opens", dict(), ("flash",)),
     ("the running example unfused", dict(), ()),
@@ -62,7 +65,8 @@ def _state(changes: dict, fusions) -> dict:
 
 
 def _snap(name: str, x: float) -> float:
-    return min(knob_values(name), key=lambda v: abs(v - x))
+    return min(knob_values(name, MEASURED if name == "efficiency" else None),
+               key=lambda v: abs(v - x))
 
 
 def _model_budget(st: dict):

@@ -17,6 +17,7 @@ from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
 from roofline.model.compare import check_batch_fits_somewhere
 from roofline.model.transformer import check_run, get_model
+from roofline.widgets.budget.tables import efficiency_words
 from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write
 
 # The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
@@ -54,9 +55,10 @@ def add_parser(sub) -> None:
     p.add_argument("--fuse", default=",".join(EXAMPLE.fusions), metavar="LIST",
                    help=f"comma-separated fusions: {','.join(FUSIONS)}, 'all' or 'none' "
                         f"(default: {','.join(EXAMPLE.fusions) or 'none'})")
-    p.add_argument("--efficiency", default=str(_DEFAULTS["kernel_efficiency"]), metavar="F",
-                   help="share of its roofline bound a kernel reaches, (0, 1] "
-                        f"(default: {_DEFAULTS['kernel_efficiency']})")
+    p.add_argument("--efficiency", default=None, metavar="F",
+                   help="share of its roofline bound a GEMM reaches, (0, 1] (default: the "
+                        "chip's measured matmul ceiling ÷ its peak, data/ceilings.toml; the "
+                        "roofline bound where the chip has no measurement)")
     p.add_argument("--launch", default=None, choices=LAUNCH_MODES,
                    help="how the kernels are launched, each mode with its gap per kernel in "
                         "data/overhead.toml: graphs (replayed as a CUDA graph, as serving "
@@ -125,7 +127,8 @@ def from_args(args: argparse.Namespace) -> Budget:
                 if args.launch_overhead is not None
                 else load_launch().mode_seconds(args.launch or "eager"))
     assumptions = Assumptions(
-        kernel_efficiency=_number(args.efficiency, "efficiency"),
+        kernel_efficiency=(None if args.efficiency is None
+                           else _number(args.efficiency, "efficiency")),
         launch_overhead_s=launch_s,
         dp_degree=_positive_int(dp, "dp"),
         overlap_fraction=_number(overlap, "overlap"))
@@ -197,7 +200,9 @@ def waterfall_table(bg: Budget) -> Table:
              for t in bg.waterfall()]
     cols = (Column("term", "From 100 % of peak"),
             Column("time_s", "Time", fmt.seconds, "right"),
-            Column("loss", "Change", lambda x: f"{x * 100:+.1f} pt", "right"),
+            # points of peak as the budget page's waterfall prints them (3 figures)
+            Column("loss", "Change", lambda x: f"-{fmt.num(-x * 100, 3)} pt" if x else "0 pt",
+                   "right"),
             Column("level", "MFU after", fmt.percent, "right"))
     return Table(cols, tuple(rows), caption="From peak to the MFU estimate, one step:")
 
@@ -212,7 +217,8 @@ def as_json(bg: Budget) -> dict:
         "flops_per_token": bg.model.flops_per_token, "model_notes": list(bg.model.notes),
         "hardware": bg.hardware.id, "precision": bg.precision,
         "fusions": sorted(bg.fusions),
-        "assumptions": {"kernel_efficiency": bg.assumptions.kernel_efficiency,
+        "assumptions": {"kernel_efficiency": bg.gemm_efficiency,
+                        "kernel_efficiency_basis": bg.efficiency_basis,
                         "launch_overhead_s": bg.assumptions.launch_overhead_s,
                         "dp_degree": bg.assumptions.dp_degree,
                         "overlap_fraction": bg.assumptions.overlap_fraction,
@@ -276,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
     lines = fit + [f"note: {n}" for n in bg.model.notes] + [
              f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}; {launches}",
+             efficiency_words(bg),
              f"step {fmt.seconds(bg.step_time_s)} at the roofline"
              + (f" ({fmt.seconds(bg.recompute_time_s)} of it recomputation)"
                 if bg.recompute_time_s else "")

@@ -9,8 +9,11 @@ Conventions (stated once, used everywhere; the kernel list's own are in roofline
 - The waterfall attributes the step's lost time in proportion to each cause's time: a cause
   taking t of a step of T seconds costs t / T of peak, so the losses sum to 100 % - MFU and no
   loss depends on the order the causes are listed in.
-- What the roofline cannot know (kernel efficiency, launch overhead, data parallelism) is an
-  editable assumption. Launch overhead is roofline.model.launch's gap, added once per launched
+- A GEMM runs at its chip's measured matmul ceiling ÷ peak (data/ceilings.toml; the roofline
+  bound alone where a chip has no measurement); memory-bound kernels, attention and the
+  optimizer at their roofline bound: no source here measures their share of it.
+- What the roofline cannot know (launch overhead, data parallelism, overlap) is an editable
+  assumption; so is a GEMM efficiency other than the measured one. Launch overhead is roofline.model.launch's gap, added once per launched
   kernel (recomputed ones included); its default is data/overhead.toml's.
 - Communication: a ring all-reduce of the bf16 gradients. ZeRO stages 1 and 2 move the same
   bytes (a reduce-scatter of the gradients and an all-gather of the updated weights); stage 3
@@ -23,6 +26,7 @@ import functools
 from dataclasses import dataclass, field
 
 from roofline.model import launch
+from roofline.model.ceilings import Ceiling, gemm_efficiency, matmul_ceiling
 from roofline.model.kernels import (CLASSES, FUSION_LABELS, FUSIONS, MATMUL_KINDS, MEMORY_CLASSES,
     PASSES, Kernel, check_fusions, step_kernels)
 from roofline.model.catalog import Accelerator
@@ -49,9 +53,10 @@ def default_launch_overhead_s() -> float:
 @dataclass(frozen=True)
 class Assumptions:
     """What the roofline cannot know: editable on the page and on the command line."""
-    kernel_efficiency: float = 0.7
-    """Share of its roofline bound a real kernel reaches: tile and wave quantisation, occupancy,
-    pipeline fill and sustained (not boost) clocks. Tuned large GEMMs reach 0.7-0.8."""
+    kernel_efficiency: float | None = None
+    """Share of its roofline bound a GEMM reaches, if the reader sets one. None (the default):
+    the chip's measured matmul ceiling ÷ its peak (roofline.model.ceilings), or, for a chip with
+    no measurement, the roofline bound alone (Budget.gemm_efficiency says which)."""
     launch_overhead_s: float = field(default_factory=default_launch_overhead_s)
     """Per launched kernel, added to its roofline time (roofline.model.launch)."""
     dp_degree: int = EXAMPLE.dp_degree
@@ -63,7 +68,7 @@ class Assumptions:
     """Gradients reduced in bf16, the usual mixed-precision setting."""
 
     def __post_init__(self) -> None:
-        if not (0 < self.kernel_efficiency <= 1):
+        if self.kernel_efficiency is not None and not (0 < self.kernel_efficiency <= 1):
             raise RooflineError(f"must be in (0, 1], got {self.kernel_efficiency!r}",
                                 field="kernel_efficiency")
         if not (0 <= self.launch_overhead_s < 1):
@@ -157,6 +162,28 @@ class Budget:
         # Looked up once per budget: every kernel's time asks for it (the widget's payload
         # prices ~10^5 kernels).
         return self.hardware.hbm_bandwidth_bytes_per_s
+
+    @functools.cached_property
+    def gemm_ceiling(self) -> Ceiling | None:
+        """The chip's measured matmul ceiling at this precision (None: not measured)."""
+        return matmul_ceiling(self.hardware.id, self.precision)
+
+    @property
+    def efficiency_basis(self) -> str:
+        """Where gemm_efficiency comes from: "override" (the reader's), "measured" (the
+        chip's ceiling) or "unmeasured" (no measurement: the roofline bound alone)."""
+        if self.assumptions.kernel_efficiency is not None:
+            return "override"
+        return "measured" if self.gemm_ceiling is not None else "unmeasured"
+
+    @functools.cached_property
+    def gemm_efficiency(self) -> float:
+        """The share of its roofline bound a GEMM reaches: the reader's figure, else the
+        chip's measured ceiling ÷ its peak, else 1 (the bound alone, said so)."""
+        if self.assumptions.kernel_efficiency is not None:
+            return self.assumptions.kernel_efficiency
+        measured = gemm_efficiency(self.hardware, self.precision)
+        return 1.0 if measured is None else measured
 
     def kernel_time_s(self, k: Kernel) -> float:
         return k.time_s(self.peak_flops_per_s, self.bandwidth_bytes_per_s)
@@ -274,29 +301,39 @@ class Budget:
         out = {"memory": 0.0, "attention": 0.0, "gemm": 0.0, "optimizer": 0.0}
         peak = self.peak_flops_per_s
         pass_s = 0.0  # pass_time_s, summed in the same walk (the payload asks ~10^3 times)
+        gemm_s = 0.0  # the GEMMs' roofline time: what the measured ceiling stretches
         # Per copy first, so a compute-bound GEMM (FLOPs = useful FLOPs) loses exactly 0.
         for k, per_copy in zip(self.kernels, self._per_copy_s):
             pass_s += k.count * per_copy
+            if k.op_class == GEMM:
+                gemm_s += k.count * per_copy
             key = ("gemm" if k.op_class == GEMM else "attention" if k.op_class == ATTENTION
                    else "optimizer" if k.pass_ == "optimizer" else "memory")
             out[key] += k.count * (per_copy - k.useful_flops / peak)
-        return {**out, "pass": pass_s - out["optimizer"],
-                "recompute": self.recompute_time_s, "launches": self.launches,
+        return {**out, "pass": pass_s - out["optimizer"], "gemm_pass": gemm_s,
+                "recompute": self.recompute_time_s,
+                "recompute_gemm": sum(self.kernel_time_s(k) for k in self.recomputed
+                                      if k.op_class == GEMM),
+                "launches": self.launches,
                 "recompute_launches": self.recompute_launches,
                 "communication": self.communication_time_s}
 
     @property
     def overhead_times_s(self) -> dict[str, float]:
-        """What the roofline does not see, in seconds per step: kernels short of their bound
+        """What the roofline does not see, in seconds per step: GEMMs short of their bound
         (recomputed ones too), launch gaps, the exposed share of the communication."""
-        times = dict(term_times(self.components(), knob_factors(self.assumptions)))
+        times = dict(term_times(self.components(), self.factors))
         return {k: times[k] for k in ("efficiency", "launch", "communication")}
 
     def waterfall(self) -> list[WaterfallTerm]:
         """From 100 % of peak down to the MFU: each cause loses its share of the step's time
         (order-independent; see waterfall_terms)."""
-        return waterfall_terms(self.ideal_time_s,
-                               term_times(self.components(), knob_factors(self.assumptions)))
+        return waterfall_terms(self.ideal_time_s, term_times(self.components(), self.factors))
+
+    @property
+    def factors(self) -> dict[str, float]:
+        """The factors WATERFALL_TERMS takes, with this chip's GEMM efficiency."""
+        return knob_factors(self.assumptions, self.gemm_efficiency)
 
     @property
     def mfu_estimate(self) -> float:

@@ -56,7 +56,7 @@ def initial_values(settings: BudgetSettings) -> dict:
     defaults = Assumptions()
     return {"model": settings.model, "phase": settings.phase, "batch": settings.batch,
             "active": [i for i, f in enumerate(FUSIONS) if f in settings.fusions],
-            "efficiency": defaults.kernel_efficiency,
+            "efficiency": settings.payload(initial_only=True)["efficiency"],
             "launch_us": defaults.launch_overhead_s * 1e6, "dp": defaults.dp_degree,
             "overlap": defaults.overlap_fraction, "zero": settings.zero_stage,
             "recompute": settings.recompute}

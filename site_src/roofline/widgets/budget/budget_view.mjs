@@ -15,10 +15,14 @@ export function comboIndex(active) {
   return mask;
 }
 
-// A slider value's position in its knob's table: the nearest step, within the table.
+// A slider value's position in its knob's table: the nearest of its values (the steps, and
+// a chip's measured GEMM efficiency between them); the first for a value that is no number.
 export function snapIndex(knob, x) {
-  const i = Math.round((Number(x) - knob.lo) / knob.step);
-  return Math.min(knob.table.length - 1, Math.max(0, Number.isFinite(i) ? i : 0));
+  const v = Number(x);
+  if (!Number.isFinite(v)) return 0;
+  let best = 0;
+  knob.values.forEach((y, i) => { if (Math.abs(y - v) < Math.abs(knob.values[best] - v)) best = i; });
+  return best;
 }
 
 // [degree, stage, recomputation] indices of a setting; an unsharded (inference) step has one

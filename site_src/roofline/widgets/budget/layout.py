@@ -80,9 +80,10 @@ def _build(opts: BudgetSettings, data: dict):
                                stylesheets=[css])
     # Sliders and a select: keyboard-operable, and named for assistive technology (the
     # loader names slider handles after their titles); a spinner's buttons have no names.
-    efficiency = Slider(name="budget-efficiency", title="Kernel efficiency",
+    # Opens on the chip's measured GEMM efficiency (1: no measurement, the bound alone).
+    efficiency = Slider(name="budget-efficiency", title="GEMM efficiency",
                         start=KNOBS["efficiency"][0], end=KNOBS["efficiency"][1],
-                        step=KNOBS["efficiency"][2], value=defaults.kernel_efficiency,
+                        step=KNOBS["efficiency"][2], value=data["efficiency"],
                         format="0%", width=170, stylesheets=[css])
     launch = Slider(name="budget-launch", title="Launch overhead (µs)",
                     start=KNOBS["launch_us"][0], end=KNOBS["launch_us"][1],

@@ -46,7 +46,7 @@ CLASS_COLORS = {"gemm": "#0072b2", "attention": "#cc79a7", "norm": "#e69f00",
 WATERFALL_ROWS = ("peak", *(key for key, _ in WATERFALL_TERMS), "mfu")
 WATERFALL_SHORT = {"peak": "100 % of peak", "memory": "memory-bound ops",
                    "attention": "attention", "gemm": "GEMMs off the roof",
-                   "recompute": "recomputation", "efficiency": "kernels below roof",
+                   "recompute": "recomputation", "efficiency": "GEMMs at ceiling",
                    "launch": "launch overhead", "communication": "exposed all-reduce",
                    "mfu": "= MFU estimate"}
 KNOBS = {"efficiency": (0.3, 1.0, 0.05), "launch_us": (0.0, 50.0, 0.5), "overlap": (0.0, 1.0, 0.05)}
@@ -101,24 +101,27 @@ def fusions_of(mask: int) -> frozenset[str]:
     return frozenset(f for i, f in enumerate(FUSIONS) if mask >> i & 1)
 
 
-def knob_values(name: str) -> list[float]:
+def knob_values(name: str, extra: float | None = None) -> list[float]:
+    """A slider's positions: its steps, and `extra` (the chip's measured GEMM efficiency, the
+    slider's first value, which need not fall on a step) in order among them."""
     lo, hi, step = KNOBS[name]
-    return [round(lo + i * step, 10) for i in range(round((hi - lo) / step) + 1)]
+    values = [round(lo + i * step, 10) for i in range(round((hi - lo) / step) + 1)]
+    return sorted({*values, extra}) if extra is not None else values
 
 
-def knob_tables() -> dict:
+def knob_tables(efficiency: float | None = None) -> dict:
     """Each slider's factors of WATERFALL_TERMS, per slider position (model.waterfall's
-    knob_factors, evaluated at each)."""
+    knob_factors, evaluated at each); `efficiency`: the chip's measured GEMM efficiency, a
+    position of its own so that the opening view is the model's figure, not the nearest step."""
     from roofline.model.waterfall import knob_factors
     factors = {"efficiency": ("waste", lambda v: Assumptions(kernel_efficiency=v)),
                "launch_us": ("launch_s", lambda v: Assumptions(launch_overhead_s=v * 1e-6)),
                "overlap": ("exposed", lambda v: Assumptions(overlap_fraction=v))}
     out = {}
     for name, (factor, make) in factors.items():
-        lo, _, step = KNOBS[name]
-        out[name] = {"lo": lo, "step": step, "values": knob_values(name),
-                     "factor": factor,
-                     "table": [knob_factors(make(v))[factor] for v in knob_values(name)]}
+        values = knob_values(name, efficiency if name == "efficiency" else None)
+        out[name] = {"values": values, "factor": factor,
+                     "table": [knob_factors(make(v))[factor] for v in values]}
     return out
 
 
@@ -155,9 +158,9 @@ def entry(runs: list[Budget]) -> dict:
     `shard`), and display figures to 6 significant digits."""
     bg = runs[0]
     # The runs share their kernels: only recomputation differs between them.
-    comps = [bg.components()] + [{"recompute": r.recompute_time_s,
-                                   "recompute_launches": r.recompute_launches}
-                                  for r in runs[1:]]
+    comps = [bg.components()] + [{k: r.components()[k] for k in
+                                  ("recompute", "recompute_gemm", "recompute_launches")}
+                                 for r in runs[1:]]
     c = {k: fmt.sig(v, 12) for k, v in comps[0].items()}
     classes = bg.by_class()
     # The optimizer's time is sharded: the JS adds CLASS_PARTS' component to its bar.
@@ -166,8 +169,10 @@ def entry(runs: list[Budget]) -> dict:
     peak, bw = bg.peak_flops_per_s, bg.bandwidth_bytes_per_s
     return {
         "ideal": fmt.sig(bg.ideal_time_s, 12),
-        "c": {**{k: c[k] for k in ("memory", "attention", "gemm", "pass", "launches")},
+        "c": {**{k: c[k] for k in ("memory", "attention", "gemm", "pass", "gemm_pass",
+                                   "launches")},
               "recompute": [fmt.sig(x["recompute"], 12) for x in comps],
+              "recompute_gemm": [fmt.sig(x["recompute_gemm"], 12) for x in comps],
               "recompute_launches": [x["recompute_launches"] for x in comps]},
         "classes": [fmt.sig(classes[cl]["time_s"], 6) for cl in CLASSES],
         "saved": fmt.sig(sum(bg.bytes_saved().values()), 6),
@@ -184,9 +189,10 @@ def payload(hardware: str, precision: str, url_state: bool = True,
     (catalog, precisions, models, overhead), so `mkdocs serve` recomputes it when one
     changes."""
     from roofline.model import datafile as _toml, launch
+    from roofline.model.ceilings import ceilings_path
     path = default_catalog().path
     files = (path, path.parent / "precisions.toml", _toml.DATA_DIR / "precisions.toml",
-             _toml.DATA_DIR / "models.toml", launch.OVERHEAD_PATH)
+             _toml.DATA_DIR / "models.toml", launch.OVERHEAD_PATH, ceilings_path())
     return _payload(hardware, precision, url_state, tuple(_toml.file_key(f) for f in files),
                     only)
 
@@ -252,13 +258,13 @@ def _payload(hardware: str, precision: str, url_state: bool,
                              for dp in dps] for m in flash]
                 what[key] = (f"{cfg.name}, {phase}, batch {batch} × {SEQ[phase]} on {hw.name} "
                              f"({label})")
-    probe = run(next(iter(models.values())), "train", 1)
+    probe = run(next(iter(models.values())), "train", 1)  # the chip's figures, any step
     capacity = probe.capacity_bytes
     built = hw.hbm.capacity_bytes
     return {
         "hardware": hw.name, "precision": precision, "precision_label": label,
         "peak": hw.peak_flops_per_s(precision), "bw": hw.hbm_bandwidth_bytes_per_s,
-        "hbm": capacity,
+        "hbm": capacity, "efficiency": probe.gemm_efficiency,
         "hbm_label": (f"{fmt.memory_and_bytes(built)} HBM" if capacity == built else
                       f"{fmt.capacity(capacity)} usable ({fmt.memory(built)} HBM)"),
         "models": {mid: {"name": cfg.name} for mid, cfg in models.items()},
@@ -272,7 +278,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
         "recompute": list(RECOMPUTE), "zero": list(ZERO_STAGES),
         "limits": LIMITS, "dp_options": list(DP_OPTIONS), "url": url_state,
         "terms": [[key, [list(p) for p in parts]] for key, parts in WATERFALL_TERMS],
-        "knobs": knob_tables(), "shard_keys": list(SHARD_KEYS), "texts": TEXTS,
+        "knobs": knob_tables(probe.gemm_efficiency), "shard_keys": list(SHARD_KEYS), "texts": TEXTS,
         "combos": combos, "shard": shard, "state": state, "acts": acts, "kv": kv,
         "fix": fix, "fix_texts": sentences, "what": what, "class_parts": CLASS_PARTS,
         "step_parts": list(STEP_PARTS),

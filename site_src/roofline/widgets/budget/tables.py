@@ -155,3 +155,20 @@ def ceilings_table(hw, catalog: Catalog):
     cols = (Column("ceiling", "Ceiling"), Column("value", "Figure", align="right"),
             Column("basis", "Basis"), Column("source", "Source"))
     return Table(cols, tuple(rows))
+
+
+def efficiency_words(bg) -> str:
+    """Where a budget's GEMM efficiency comes from, in one sentence (the CLI, the budget page
+    and the lesson say it the same way): the chip's measured matmul ceiling and its source,
+    the reader's figure, or no measurement (the roofline bound alone)."""
+    c, peak = bg.gemm_ceiling, bg.peak_flops_per_s
+    if bg.efficiency_basis == "override":
+        return f"GEMMs at {fmt.percent(bg.gemm_efficiency, 3)} of their roofline bound, as given"
+    if c is None:
+        return (f"GEMMs at their roofline bound: {bg.hardware.name} has no measured "
+                f"{bg.precision} matmul ceiling in data/ceilings.toml, so none is assumed")
+    return (f"GEMMs at {fmt.percent(bg.gemm_efficiency, 3)} of peak, {bg.hardware.name}'s "
+            f"measured matmul ceiling ({fmt.num(c.flops_per_s / 1e12, 3)} of "
+            f"{fmt.num(peak / 1e12, 3)} TFLOP/s; {c.source_short}, {c.software}, "
+            f"{c.date}); other kernels at their roofline bound")
+
