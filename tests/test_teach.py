@@ -117,10 +117,15 @@ def test_flops_vs_time_trains_a_run_that_fits(ctx):
     from roofline.model.example import EXAMPLE
     from roofline.model.memory import Sharding
     from lesson_site import teach
-    bg = teach._budget(ctx, "train", "h100-sxm", "bf16")
+    # The caption's run is the fused one, the running example (#46: it printed the unfused
+    # run's memory and recomputation time as the example's).
+    bg = teach._budget(ctx, "train", "h100-sxm", "bf16", frozenset(EXAMPLE.fusions))
     assert bg.sharding == EXAMPLE.sharding and bg.memory.fits
     text = _text(expand("<!-- rl:flops_vs_time step=train -->", ctx, "t"))
     assert f"{fmt.capacity(bg.memory.total)} of the 85.5 GB a GPU lets programs use" in text
+    assert f"adds {fmt.seconds(bg.recompute_time_s)}:" in text
+    unfused = teach._budget(ctx, "train", "h100-sxm", "bf16")
+    assert f"{fmt.capacity(unfused.memory.total)} of the" not in text
     assert "ZeRO-1 over 8 data-parallel GPUs, so each keeps and updates 1/8" in text
     assert "not these kernels' floors" not in text  # the old, false caption
     import dataclasses

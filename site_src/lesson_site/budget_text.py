@@ -199,3 +199,28 @@ def budget_vector(ctx: Context, *, field: str = "ridge") -> str:
     if field not in values:
         raise RooflineError(f"unknown field {field!r}", field="field", valid=list(values))
     return values[field]
+
+
+# ---------------------------------------------------------------- the op zoo's runs
+
+# The op-zoo page's runs: the running example's training step, a prompt prefill of one of its
+# sequences, one decode step against a cache of that length.
+RUNS = {"train": (EXAMPLE.batch, EXAMPLE.seq), "prefill": (1, EXAMPLE.seq),
+        "decode": (1, EXAMPLE.seq)}
+
+
+def run_budget(ctx: Context, model: str, phase: str):
+    """A run of the op zoo's summary as the budget model prices it: the running example's
+    whole training step for that model (forward, backward, the recomputed forward, AdamW over
+    its ZeRO shard), or its prefill or decode step; FlashAttention, as the op tables."""
+    from lesson_site.context import LESSON_HW, LESSON_PRECISION
+    batch, seq = RUNS[phase]
+    return example_budget(ctx.catalog, model=model, phase=phase, batch=batch, seq=seq,
+                          fusions=("flash",), hardware=LESSON_HW, precision=LESSON_PRECISION)
+
+
+def misfit_words(bg) -> str:
+    """A run that does not fit, in the CLI's words: what it needs per GPU against the HBM."""
+    m = bg.memory
+    return f"does not fit: {fmt.capacity(m.total)} per GPU against {fmt.capacity(m.capacity)}"
+

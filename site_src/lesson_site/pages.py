@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import math
+from dataclasses import replace
 
 from latex2mathml.converter import convert
 
@@ -18,14 +19,10 @@ from roofline.render.tables import (PRECISION_ORDER, HtmlColumn, hardware_record
     html_table, ops_table, rest_details, table_html)
 from roofline.model.example import EXAMPLE
 from roofline.model.transformer import PHASES, default_models, model_ops
+from lesson_site.budget_text import RUNS, misfit_words, run_budget
 from lesson_site.context import LESSON_HW, LESSON_PRECISION, Context
 from lesson_site.markers import marker
 from lesson_site.teachkit import TOKENS_HW
-
-# The op-zoo page's runs: the running example's training step, a prompt prefill of one of its
-# sequences, one decode step against a cache of that length.
-RUNS = {"train": (EXAMPLE.batch, EXAMPLE.seq), "prefill": (1, EXAMPLE.seq),
-        "decode": (1, EXAMPLE.seq)}
 
 OP_FORMULAS = (
     ("GEMM (m×k · k×n)", r"2mnk", r"(mk + kn + mn)\,b"),
@@ -86,7 +83,14 @@ def model_table(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
     acc = ctx.hw(hw)
     b = ctx.catalog.precision(precision).bytes_per_element
     ops = model_ops(models[model], phase, batch, seq, b, flash=True, conv=ctx.zoo.conventions)
-    return ops_table([place(op, acc, precision) for op in ops])
+    table = ops_table([place(op, acc, precision) for op in ops])
+    if hw == LESSON_HW and precision == LESSON_PRECISION and not run_budget(ctx, model,
+                                                                            phase).fits:
+        # A run that does not fit on the chip has no time to quote, as `roofline budget`
+        # says: its ops keep their FLOPs, bytes and bound, not a "Time ≥".
+        table = replace(table, columns=tuple(c for c in table.columns if c.key != "time_s"))
+    return table
+
 
 
 def model_caption(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
@@ -99,7 +103,10 @@ def model_caption(ctx: Context, model: str, phase: str, hw: str = LESSON_HW,
            "prefill": f"prefill of {batch} × {seq:,} prompt tokens",
            "decode": f"one decode step, batch {batch}, against a {seq:,}-token KV cache"}[phase]
     return (f"{cfg.name} — {run}, on the {ctx.hw(hw).name} in {precision}, FlashAttention-style "
-            f"attention. Per-layer ops are counted × {cfg.layers} layers.")
+            f"attention. Per-layer ops are counted × {cfg.layers} layers."
+            + ("" if run_budget(ctx, model, phase).fits or hw != LESSON_HW else
+               f" The run {misfit_words(run_budget(ctx, model, phase))}, so no time is "
+               "quoted."))
 
 
 @marker("model_ops", block=True)
@@ -312,16 +319,6 @@ def _zoo_chart(ctx: Context, points, labels: list[str]) -> str:
     return "\n" + svgchart.figure(wide, narrow, cap) + "\n"
 
 
-def run_budget(ctx: Context, model: str, phase: str):
-    """A run of the summary as the budget model prices it: the running example's whole
-    training step for that model (forward, backward, the recomputed forward, AdamW over its
-    ZeRO shard), or its prefill or decode step; FlashAttention, as the op tables."""
-    from roofline.model.budget import example_budget
-    batch, seq = RUNS[phase]
-    return example_budget(ctx.catalog, model=model, phase=phase, batch=batch, seq=seq,
-                          fusions=("flash",), hardware=LESSON_HW, precision=LESSON_PRECISION)
-
-
 @marker("op_zoo_summary", block=True)
 def op_zoo_summary(ctx: Context) -> str:
     """A mini-roofline of the lesson's ops, then one row per model and run, each the whole step
@@ -340,6 +337,10 @@ def op_zoo_summary(ctx: Context) -> str:
             bytes_ = sum(k.bytes * k.count for k in kernels)
             mem = sum(bg.kernel_time_s(k) for k in kernels
                       if k.intensity_flops_per_byte < ridge)
+            if not bg.fits:  # no time for a run that cannot run, as the CLI says
+                rows.append([html.escape(cfg.name), RUN_LABELS[phase], fmt.count(flops),
+                             fmt.count(bytes_), misfit_words(bg), "—", "—"])
+                continue
             rows.append([html.escape(cfg.name), RUN_LABELS[phase],
                          fmt.count(flops), fmt.count(bytes_), fmt.seconds(bg.step_time_s),
                          fmt.percent(mem / bg.step_time_s),

@@ -173,7 +173,8 @@ def judge(ctx: Context, op: ops.Op, hw: str, precision: str = LESSON_PRECISION) 
 def op_at(ctx: Context, *, kind: str, shape: str, field: str = "time", hw: str = LESSON_HW,
           precision: str = LESSON_PRECISION) -> str:
     """An op that is not a zoo row, e.g. kind=rmsnorm shape=tokens=1,d=4096, judged with the
-    launch: flops, bytes, ai, t_compute, t_memory, t_launch, time (roofline + launch), regime
+    launch: flops, bytes, ai, t_compute, t_memory, t_launch, bound_time (the roofline's
+    alone, as the op zoo's time column), time (roofline + launch), regime
     (memory-, compute- or overhead-bound), percent (of peak), launch_ratio (launch ÷ the
     longer roofline time)."""
     dims = {}
@@ -189,6 +190,7 @@ def op_at(ctx: Context, *, kind: str, shape: str, field: str = "time", hw: str =
     values = {"flops": fmt.count(v.flops), "bytes": fmt.capacity(v.bytes),
               "ai": fmt.num(v.ai), "t_compute": fmt.seconds(v.t_compute),
               "t_memory": fmt.seconds(v.t_memory), "t_launch": fmt.seconds(v.t_launch),
+              "bound_time": fmt.seconds(max(v.t_compute, v.t_memory)),
               "time": fmt.seconds(v.time), "regime": f"{v.regime}-bound",
               "percent": fmt.percent(v.fraction),
               "launch_ratio": fmt.approx(v.t_launch / max(v.t_compute, v.t_memory))}

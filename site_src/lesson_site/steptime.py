@@ -99,19 +99,21 @@ def flops_vs_time(ctx: Context, *, step: str = "train", hw: str = LESSON_HW,
     return (f"\n*{html.escape(label[0].upper() + label[1:])} on the {_chip(ctx, hw)} in "
             f"{precision}: time is each kernel's roofline floor, summed "
             f"({fmt.seconds(plain.pass_time_s)} unfused, {fmt.seconds(flash.pass_time_s)} fused: "
-            "with FlashAttention); no launch gaps or efficiency losses." + _run_note(plain)
+            "with FlashAttention); no launch gaps or efficiency losses." + _run_note(flash)
             + _matmul_note(plain) + "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label=label, css_class="rl-flops-time"))
 
 
 def _run_note(bg) -> str:
-    """How a training step is run so that it fits, in the caption's words (decode: nothing)."""
+    """How a training step is run so that it fits, in the caption's words (decode: nothing);
+    `bg` is the fused step, the running example's (its memory and recomputation, not the
+    unfused run's)."""
     if bg.phase != "train":
         return ""
     import dataclasses
     m, dp = bg.memory, bg.assumptions.dp_degree
     unsharded = dataclasses.replace(bg, sharding=Sharding()).memory
-    return (f" The run is the running example [Where the 50 % goes](../budget.md) states: "
+    return (f" The fused run is the running example [Where the 50 % goes](../budget.md) states: "
             f"ZeRO-{bg.sharding.zero_stage} over {dp:,} data-parallel GPUs, so each keeps and "
             f"updates 1/{dp:,} of the AdamW state (the optimizer's row is that share), and full "
             f"activation recomputation, so it fits: {fmt.capacity(m.total)} of the "
@@ -178,18 +180,23 @@ def _launch_s(at: str) -> float:
 
 @marker("launch")
 def launch(ctx: Context, *, field: str = "us", step: str = "decode", at: str = "default",
-           hw: str = LESSON_HW, precision: str = LESSON_PRECISION) -> str:
+           fuse: str = "default", hw: str = LESSON_HW, precision: str = LESSON_PRECISION
+           ) -> str:
     """The launch overhead (data/overhead.toml; `at` = default, overlapped, synchronised or
     graph: the figure or an end of its source's range) and what it adds to a step of the
     budget model (training: the running example; decode: unfused): us (the figure), kernels
     (launched, recomputed ones included), added (time), step (roofline time), share (added ÷
     step), rate_roofline and rate_launch (steps per second without and with the launch
-    gaps)."""
+    gaps). fuse=flash: decode with FlashAttention, as the serving window prices it (its
+    tokens/s at batch 1, eager, are rate_launch's)."""
+    if fuse not in ("default", "flash"):
+        raise RooflineError(f"unknown fusion set {fuse!r}", field="fuse",
+                            valid=["default", "flash"])
     seconds = _launch_s(at)
     if field == "us":
         return fmt.num(seconds * 1e6)
     # Training as the running example runs it; decode unfused, as eager inference launches it.
-    fusions = EXAMPLE.fusions if step == "train" else ()
+    fusions = EXAMPLE.fusions if step == "train" else () if fuse == "default" else ("flash",)
     bg = _budget(ctx, step, hw, precision, frozenset(fusions), launch_s=seconds)
     added = bg.overhead_times_s["launch"]
     values = {"kernels": f"{bg.step_launches:,}", "added": fmt.seconds(added),

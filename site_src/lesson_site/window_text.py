@@ -93,3 +93,19 @@ def window(ctx: Context, *, field: str, model: str = "", hardware: str = "", con
         return figures(settings.replace(latency_ms=None) if latency == "none" else settings)
     out = ctx.once(key, compute)
     return FIELDS[field](out["figures"], out["payload"])
+
+
+@marker("crossover_context")
+def crossover_context(ctx: Context, *, field: str = "context") -> str:
+    """Halving the serving window's default context, the first context at which its default
+    model and chip turn compute-bound inside the window (context), and from which batch
+    (batch): what "shorten the context" buys, computed, not claimed (#46)."""
+    from roofline.widgets.window.settings import WindowSettings
+    if field not in ("context", "batch"):
+        raise RooflineError(f"unknown field {field!r}", field="field", valid=["context", "batch"])
+    c = WindowSettings.context
+    while c >= 1 and window(ctx, field="crossover", context=c) == "never":
+        c //= 2
+    if c < 1:
+        raise RooflineError("no context crosses", field="context")
+    return f"{c:,}" if field == "context" else window(ctx, field="crossover", context=c)

@@ -1,0 +1,136 @@
+"""#46's wrong answers, each read back from the built page or the CLI, with the figure the model
+gives: checkpoint Q2 uses the op zoo's own GEMM, Q3 compares two roofline times, the §4
+caption is the running example's, P2's tokens/s is the serving window's, the op zoo quotes no
+time for a run that does not fit, and the serving page's crossover sentence is what the
+window computes. Each test also shows the old wrong figure would be caught."""
+
+from __future__ import annotations
+
+import html as _html
+import json
+import re
+
+from roofline import fmt
+from roofline.cli import main
+from roofline.model.budget import example_budget
+from roofline.model.example import EXAMPLE
+
+LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
+
+
+def _text(path) -> str:
+    return " ".join(_html.unescape(re.sub(r"<[^>]+>", " ",
+                                          path.read_text(encoding="utf-8"))).split())
+
+
+def _after(text: str, start: str, n: int = 600) -> str:
+    i = text.find(start)
+    assert i >= 0, f"not found: {start!r}"
+    return text[i:i + n]
+
+
+def _zoo_point(op: str):
+    from roofline.model.catalog import default_catalog
+    from roofline.model.maths import place
+    from roofline.model.ops import default_zoo
+    cat = default_catalog()
+    b = cat.precision(EXAMPLE.precision).bytes_per_element
+    return place(default_zoo().ops(b, [op])[0], cat[EXAMPLE.hardware], EXAMPLE.precision)
+
+
+def test_q2_uses_the_op_zoos_gemm(built_site):
+    answer = _after(_text(built_site / LESSON), "The same side as the forward")
+    p = _zoo_point("gemm-train")
+    want = [fmt.count(p.op.total_flops), fmt.capacity(p.op.total_bytes), fmt.seconds(p.time_s)]
+    got = re.search(r"FLOPs = 2·k·m·n = (\S+ \S?)\s*, bytes = .*? = (\S+ \S+), so AI = .*?"
+                    r"at least (\S+ \S+?)\.", answer)
+    assert got, answer
+    assert [got[1].strip(), got[2], got[3]] == [w.strip() for w in want], (got.groups(), want)
+    # The lesson's op zoo table (§3) prints the same time.
+    page = (built_site / LESSON).read_text(encoding="utf-8")
+    assert f'data-label="Time ≥">{fmt.seconds(p.time_s)}<' in page
+    # Seeded: the old k = 32,768 product (2.95 T, 2.99 ms) is not this answer's.
+    assert "2.95 T" not in answer and "2.99 ms" not in answer
+
+
+def test_q3_compares_two_roofline_times(built_site, capsys):
+    answer = _after(_text(built_site / LESSON), "It becomes an [8 × 4,096]")
+    got = re.search(r"Time ≥ (\S+ \S+) against (\S+ \S+) at batch 1", answer)
+    assert got, answer
+    gemv = _zoo_point("gemv-decode")
+    assert got[2] == fmt.seconds(gemv.time_s)          # the zoo's roofline time, no launch
+    from roofline.model.catalog import default_catalog
+    hw = default_catalog()[EXAMPLE.hardware]
+    m, k, n, b = 8, 4096, 11008, 2.0
+    flops, bytes_ = 2 * m * k * n, (m * k + k * n + m * n) * b
+    bound = max(flops / hw.peak_flops_per_s("bf16"), bytes_ / hw.hbm_bandwidth_bytes_per_s)
+    assert got[1] == fmt.seconds(bound), (got[1], fmt.seconds(bound))
+    # Seeded: the batch-8 time with its launch gap (the old 31 µs) differs from the bound.
+    from roofline.model.launch import load_launch
+    assert fmt.seconds(bound + load_launch().seconds) != got[1]
+
+
+def test_the_section_4_caption_is_the_running_examples(built_site):
+    caption = _after(_text(built_site / LESSON), "The fused run is the running example", 500)
+    bg = example_budget()
+    assert f"so it fits: {fmt.capacity(bg.memory.total)} of the" in caption, caption
+    assert f"adds {fmt.seconds(bg.recompute_time_s)}:" in caption, caption
+    # Seeded: the unfused run's figures (what the caption printed before) are other numbers.
+    unfused = example_budget(fusions=())
+    assert fmt.capacity(unfused.memory.total) != fmt.capacity(bg.memory.total)
+    assert fmt.seconds(unfused.recompute_time_s) != fmt.seconds(bg.recompute_time_s)
+
+
+def test_p2_gives_the_serving_windows_tokens_per_s(built_site, capsys):
+    answer = _after(_text(built_site / LESSON), "These are ceilings.", 500)
+    got = re.search(r"\(([\d,.]+) tokens/s, the serving window's figure at batch 1", answer)
+    assert got, answer
+    assert main(["window", "--model", EXAMPLE.model, "--launch", "eager",
+                 "--format", "json"]) == 0
+    window = json.loads(capsys.readouterr().out)["batch_one"]["tokens_per_s"]
+    assert got[1] == fmt.num(window), (got[1], window)
+    assert got[1] != "153"  # seeded: the unfused step's figure, which the window never gave
+
+
+def test_the_op_zoo_quotes_no_time_for_a_run_that_does_not_fit(built_site, capsys):
+    zoo = (built_site / "op-zoo.html").read_text(encoding="utf-8")
+    rows = re.findall(r'data-label="Model">Llama 3 70B</th>(.*?)</tr>', zoo)
+    assert len(rows) == 3, "the summary's three 70B runs"
+    for row in rows:
+        assert re.search(r'data-label="Time ≥">does not fit: [\d.]+ GB per GPU', row), row
+    # The CLI says the same of the training step.
+    assert main(["budget", "--model", "llama-3-70b"]) == 0
+    out = capsys.readouterr().out
+    need = re.search(r"DOES NOT FIT: (\S+ \S+) per GPU", out)[1]
+    assert f"does not fit: {need} per GPU" in rows[0]
+    # Its per-op tables have no time column (their caption says why).
+    for phase in ("train", "prefill", "decode"):
+        table = zoo[zoo.index(f'aria-label="Ops of llama-3-70b, {phase}"'):]
+        table = table[:table.index("</table>")]
+        assert "Time ≥" not in table, phase
+    # Seeded: a fitting model's per-op table keeps its times.
+    table = zoo[zoo.index('aria-label="Ops of llama-2-7b, train"'):]
+    assert "Time ≥" in table[:table.index("</table>")]
+
+
+def test_the_serving_pages_crossover_sentence_is_computed(built_site):
+    page = _text(built_site / "serving.html")
+    got = re.search(r"the first at which the running example turns compute-bound is "
+                    r"([\d,]+) tokens \(from batch ([\d,]+)\)", page)
+    assert got, "the crossover sentence"
+    from roofline.hosts import door
+    from roofline.widgets.window.figures import figures
+    from roofline.widgets.window.settings import WindowSettings
+
+    def crossover(context: int):
+        s = door.settings("roofline-window", {"models": [WindowSettings.model],
+                                               "chips": [WindowSettings.hardware],
+                                               "controls": False, "context": context},
+                          where="test")
+        return figures(s)["figures"]["crossover"]["batch"]
+    context = int(got[1].replace(",", ""))
+    assert crossover(context) == int(got[2].replace(",", ""))
+    assert crossover(context * 2) is None      # the first one halving finds
+    # Seeded: the context the old sentence implied (1,024) does not cross.
+    assert crossover(1024) is None
+    assert "Shorten the context and the crossover appears" not in page
