@@ -328,7 +328,7 @@ def op_zoo_summary(ctx: Context) -> str:
     pts = ctx.points(LESSON_HW, LESSON_PRECISION)
     labels = [ctx.zoo.presets[p.name].label for p in pts]
     ridge = acc.ridge_flops_per_byte(LESSON_PRECISION)
-    rows = []
+    rows, misfits = [], []
     for key, cfg in default_models().items():
         for phase in RUNS:
             bg = run_budget(ctx, key, phase)
@@ -339,7 +339,8 @@ def op_zoo_summary(ctx: Context) -> str:
                       if k.intensity_flops_per_byte < ridge)
             if not bg.fits:  # no time for a run that cannot run, as the CLI says
                 rows.append([html.escape(cfg.name), RUN_LABELS[phase], fmt.count(flops),
-                             fmt.count(bytes_), misfit_words(bg), "—", "—"])
+                             fmt.count(bytes_), "does not fit", "—", "—"])
+                misfits.append(f"{cfg.name}'s {RUN_LABELS[phase]} {misfit_words(bg)}")
                 continue
             rows.append([html.escape(cfg.name), RUN_LABELS[phase],
                          fmt.count(flops), fmt.count(bytes_), fmt.seconds(bg.step_time_s),
@@ -358,8 +359,9 @@ def op_zoo_summary(ctx: Context) -> str:
             f"ZeRO-{EXAMPLE.zero_stage} shard of {EXAMPLE.dp_degree}; prefill is one "
             f"{seq:,}-token prompt, decode one token against a {seq:,}-token cache. *MFU bound* "
             "is the run's useful (matmul) FLOPs over that time at peak; "
-            "[Where the 50 % goes](budget.md) adds what the roofline cannot see.*"
-            "\n{: .rl-caption }\n\n"
+            "[Where the 50 % goes](budget.md) adds what the roofline cannot see."
+            + "".join(f" {m[0].upper()}{m[1:]}: no time." for m in misfits) +
+            "*\n{: .rl-caption }\n\n"
             + html_table(cols, rows, label="Op zoo summary: whole runs"))
 
 
