@@ -202,8 +202,8 @@ def _marker(text: str) -> str:
 
 
 def test_points_add_up_as_printed():
-    """The budget page: "gives A of peak at efficiency 1 and B at 0.7: that one assumption
-    costs C points" with C = A - B as printed (it used to print the proportional waterfall's
+    """The budget page: "gives A of peak with GEMMs at the peak and B at the ceiling: the
+    ceiling costs C points of MFU" with C = A - B as printed (it used to print the proportional waterfall's
     loss, 22.6, after 65 % -> 46 %, which is 19.3 points)."""
     a, b, c = _marker("<!-- rl:budget_mfu efficiency=1 --> <!-- rl:budget_mfu --> "
                       "<!-- rl:budget_mfu field=efficiency_cost -->").split()
