@@ -143,6 +143,10 @@ def test_unknown_step_and_a_gpu_chip_on_a_cpu_trace(capsys):
     assert cli.main(["profile", str(DECODE), "--hardware", "h100-sxm"]) == 2
     err = capsys.readouterr().err
     assert "CPU-only trace" in err and "measured CPU roofline" in err
+    # a GPU trace's windows (the whole trace, a range of steps) are refused on a CPU trace
+    for step in ("all", "1-3"):
+        assert cli.main(["profile", str(DECODE), "--step", step]) == 2
+        assert f"--step {step} is for a GPU trace's kernels" in capsys.readouterr().err
 
 
 def test_cli_formats(capsys):

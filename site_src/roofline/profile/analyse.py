@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from roofline.errors import RooflineError
 from roofline.profile.trace import TraceError, stream
 from roofline.render.jsengine import call, call_json
 
@@ -111,7 +112,7 @@ def gpu_analyse(path: Path | str, step: int | str | None = None, *,
         from roofline.model.catalog import default_catalog
         try:
             default_catalog()[hardware]
-        except Exception as exc:
+        except RooflineError as exc:
             raise TraceError(str(exc), where="--hardware") from None
         chip = chip_roof(hardware, f"--hardware {hardware}")
     else:
@@ -123,7 +124,7 @@ def gpu_analyse(path: Path | str, step: int | str | None = None, *,
     # gives way to the step before it.
     tries = [step] if step is not None else (
         [n for n in sorted(map(int, info["steps"]), reverse=True)] or [None])
-    for i, n in enumerate(tries):
+    for n in tries:
         window = _ok(call(JS, "pickStep", info, n), path)
         parts: dict[str, list] = {"ops": [], "runtime": [], "kernels": []}
         for _, events, _ in _chunks(path):
@@ -133,9 +134,9 @@ def gpu_analyse(path: Path | str, step: int | str | None = None, *,
                 parts[k] += got[k]
         r = call(GPU, "gpuReport", {"info": info, "window": window, "parts": parts, "chip": chip,
                                     "kinds": kinds, "terms": cost_terms, "trace": str(path)})
-        if "error" not in r or i == len(tries) - 1 or step is not None:
-            return _ok(r, path)
-    raise AssertionError("unreachable")
+        if "error" not in r:
+            break
+    return _ok(r, path)
 
 
 def report(path: Path | str, step: int | str | None = None, *,
@@ -154,8 +155,9 @@ def report(path: Path | str, step: int | str | None = None, *,
                              "drop --measurement (name the chip with --hardware if need be)",
                              where="--measurement")
         return gpu_analyse(path, step, hardware=hardware, info=info)
-    if step == "all":
-        step = None
+    if isinstance(step, str):
+        raise TraceError(f"--step {step} is for a GPU trace's kernels; a CPU trace is read one "
+                         "ProfilerStep at a time (--step N)", where="--step")
     if hardware:
         raise TraceError(f"a CPU-only trace (no GPU kernels): its ops ran on the CPU, not on "
                          f"{hardware}; drop --hardware to place it on the measured CPU roofline",
