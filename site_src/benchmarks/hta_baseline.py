@@ -58,8 +58,9 @@ HTA_RULES = {
                                     "(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma); compute = not (^nccl|Memcpy|Memset|dma|"
                                     "Sync|^Stream Wait Event|cuda.*LaunchKernel|^runFunction|^hip|^hccl|...).",
     "gpu_events": "temporal breakdown, overlap and kernel breakdown take every kept row with stream != -1 "
-                  "(kernels, memcpy, memset). Idle breakdown takes stream != -1 rows whose cat is "
-                  "kernel/Kernel/gpu_memset/Memset/gpu_memcpy/Memcpy/mtia_ccp_events.",
+                  "(kernels, memcpy, memset, and cuda_sync rows such as 'Context Sync' / 'Stream Sync', which "
+                  "count as GPU busy time in the temporal breakdown and are typed OTHER). Idle breakdown takes "
+                  "stream != -1 rows whose cat is kernel/Kernel/gpu_memset/Memset/gpu_memcpy/Memcpy/mtia_ccp_events.",
     "iterations_kept": "TraceAnalysis(include_last_profiler_step=False) -> Trace._filter_irrelevant_gpu_kernels: "
                        "per rank, last_start = max ts of the ProfilerStep#N events; the trace keeps only CPU-side "
                        "rows (not GPU kernels / Event Sync / Context Sync) with ts < last_start, and only the GPU "
