@@ -109,3 +109,25 @@ def crossover_context(ctx: Context, *, field: str = "context") -> str:
     if c < 1:
         raise RooflineError("no context crosses", field="context")
     return f"{c:,}" if field == "context" else window(ctx, field="crossover", context=c)
+
+
+@marker("measured")
+def measured(ctx: Context, *, field: str) -> str:
+    """The serving window against data/measured_servers.toml's published runs: `low` and
+    `high`, the least and greatest share of a run's measured time per token that the window's
+    step is; `floor`, the least share the test accepts; `count`, the runs; `servers`, the server
+    releases; `chips`, their chips' names."""
+    from roofline.widgets.window.measured import FLOOR, comparisons
+    rows = ctx.once(("measured",), comparisons)
+    ratios = [r for _, _, r in rows]
+    values = {
+        "low": lambda: fmt.percent(min(ratios), 3),
+        "high": lambda: fmt.percent(max(ratios), 3),
+        "floor": lambda: fmt.percent(FLOOR, 3),
+        "count": lambda: f"{len(rows)}",
+        "servers": lambda: " and ".join(sorted({e.server for e, _, _ in rows})),
+        "chips": lambda: " and ".join(sorted({ctx.hw(e.hardware).name for e, _, _ in rows})),
+    }
+    if field not in values:
+        raise RooflineError(f"unknown field {field!r}", field="field", valid=sorted(values))
+    return values[field]()
