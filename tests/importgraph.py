@@ -147,3 +147,12 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
         if v not in index:
             visit(v)
     return sorted(found)
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write `files` ({relative path: text}) under `root`, for a seeded package; returns root."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from importgraph import cycles, graph, js_graph
+from importgraph import cycles, graph, js_graph, write_tree
 
 PACKAGE = Path(__file__).resolve().parent.parent / "site_src" / "roofline"
 KNOWN: list[list[str]] = []
@@ -77,16 +77,8 @@ def test_the_old_cycles_stay_broken(pair, edges):
     assert not any(a in c and b in c for c in cycles(edges))
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 def test_a_seeded_cycle_is_found_even_through_a_lazy_import(tmp_path):
-    pkg = _write(tmp_path / "pkg", {
+    pkg = write_tree(tmp_path / "pkg", {
         "__init__.py": "",
         "a.py": "from . import b\n",
         "b.py": "def f():\n    from .sub.c import g\n",
@@ -99,7 +91,7 @@ def test_a_seeded_cycle_is_found_even_through_a_lazy_import(tmp_path):
 
 
 def test_type_checking_imports_and_parent_packages_are_not_cycles(tmp_path):
-    pkg = _write(tmp_path / "pkg", {
+    pkg = write_tree(tmp_path / "pkg", {
         "__init__.py": "from .a import x\n",
         "a.py": "from . import b\nx = 1\n",
         "b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import x\n",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from importgraph import imports
+from importgraph import imports, write_tree
 
 PACKAGE = Path(__file__).resolve().parent.parent / "site_src" / "roofline"
 
@@ -69,16 +69,8 @@ def test_the_layer_imports_nothing_downstream(package_imports, layer, banned_out
     assert broken(edges, outside, layer, banned_outside, banned_layers) == []
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
 def test_seeded_each_layer_rule_fails_on_a_direct_and_a_transitive_import(tmp_path):
-    pkg = _write(tmp_path / "roofline", {
+    pkg = write_tree(tmp_path / "roofline", {
         "__init__.py": "", "errors.py": "", "fmt.py": "import bokeh.models\n",
         "model/__init__.py": "", "model/maths.py": "from roofline import errors\n",
         "model/catalog.py": "def f():\n    from bokeh.plotting import figure\n",
@@ -178,7 +170,7 @@ def test_the_hosts_keep_no_module_level_state():
 
 
 def test_seeded_each_kind_of_module_state_is_found(tmp_path):
-    _write(tmp_path, {"plugin.py": (
+    write_tree(tmp_path, {"plugin.py": (
         "import contextvars\nfrom functools import lru_cache\n"
         "TABLE = {'a': 1}\n"                      # a constant table: read, never written
         "_seen = []\n_by_page = {}\n_count = 0\n"
