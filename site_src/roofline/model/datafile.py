@@ -51,7 +51,7 @@ class Fields:
         self.table, self.where, self.entry, self.prefix = table, where, entry, prefix
         self.used: set[str] = set()
 
-    def _err(self, key: str, msg: str) -> RooflineError:
+    def error(self, key: str, msg: str) -> RooflineError:
         return RooflineError(msg, where=self.where, entry=self.entry, field=self.prefix + key)
 
     def get(self, key: str, kind: type | tuple[type, ...], *, required: bool = True,
@@ -59,14 +59,14 @@ class Fields:
         self.used.add(key)
         if key not in self.table:
             if required:
-                raise self._err(key, "missing")
+                raise self.error(key, "missing")
             return default
         value = self.table[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
             name = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-            raise self._err(key, f"expected {name}, got {type(value).__name__} {value!r}")
+            raise self.error(key, f"expected {name}, got {type(value).__name__} {value!r}")
         return value
 
     def positive(self, key: str, *, required: bool = True, minimum: float = 0.0,
@@ -75,9 +75,9 @@ class Fields:
         if value is None:
             return None
         if not value > 0:
-            raise self._err(key, f"must be > 0, got {value!r}")
+            raise self.error(key, f"must be > 0, got {value!r}")
         if value < minimum:
-            raise self._err(key, f"{value!r} is implausibly small: SI units expected{unit_hint}")
+            raise self.error(key, f"{value!r} is implausibly small: SI units expected{unit_hint}")
         return value
 
     def sub(self, key: str) -> "Fields":
@@ -89,4 +89,4 @@ class Fields:
         """Refuse unknown keys: a typo or a unit in the wrong name must not pass silently."""
         extra = sorted(set(self.table) - self.used)
         if extra:
-            raise self._err(extra[0], f"unknown field (known: {', '.join(sorted(self.used))})")
+            raise self.error(extra[0], f"unknown field (known: {', '.join(sorted(self.used))})")

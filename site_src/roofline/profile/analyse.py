@@ -126,10 +126,12 @@ def gpu_analyse(path: Path | str, step: int | str | None = None, *,
         [n for n in sorted(map(int, info["steps"]), reverse=True)] or [None])
     for n in tries:
         window = _ok(call(JS, "pickStep", info, n), path)
-        parts: dict[str, list] = {"ops": [], "runtime": [], "kernels": []}
+        # each chunk's share into empty parts (gpu.mjs newGpuParts), gathered here
+        empty = json.dumps(call(GPU, "newGpuParts"))
+        parts: dict[str, list] = json.loads(empty)
         for _, events, _ in _chunks(path):
-            got = call_json(GPU, "gpuStepEvents", f"[{{\"ops\":[],\"runtime\":[],\"kernels\":[]}},"
-                                                  f"{json.dumps(window)},{_events(events)}]")
+            got = call_json(GPU, "gpuStepEvents",
+                            f"[{empty},{json.dumps(window)},{_events(events)}]")
             for k in parts:
                 parts[k] += got[k]
         r = call(GPU, "gpuReport", {"info": info, "window": window, "parts": parts, "chip": chip,

@@ -23,7 +23,7 @@ def _pattern(f: _toml.Fields, key: str, required: bool = True) -> str | None:
     try:
         re.compile(value)
     except re.error as exc:
-        raise f._err(key, f"not a regular expression: {exc}") from None
+        raise f.error(key, f"not a regular expression: {exc}") from None
     return value
 
 
@@ -46,7 +46,7 @@ def _kernel_kinds(key: tuple) -> dict:
         f = _toml.Fields(raw, where=where, entry=f"rule #{i + 1}")
         family = f.get("family", str)
         if family not in ids:
-            raise f._err("family", f"unknown family {family!r} (valid: {', '.join(sorted(ids))})")
+            raise f.error("family", f"unknown family {family!r} (valid: {', '.join(sorted(ids))})")
         rule = {"family": family, "example": f.get("example", str)}
         cats = f.get("categories", list, required=False)
         if cats is not None:
@@ -56,7 +56,7 @@ def _kernel_kinds(key: tuple) -> dict:
             rule["pattern"] = pattern
         seen = f.get("seen_in", str)
         if seen not in traces:
-            raise f._err("seen_in", f"no trace {seen!r} in [traces]")
+            raise f.error("seen_in", f"no trace {seen!r} in [traces]")
         rules.append(rule)
     tf32 = _toml.Fields(data.get("tf32"), where=where, entry="tf32")
     return {"families": families, "rules": rules,
@@ -81,7 +81,7 @@ def _device_rules(key: tuple, catalog_key: tuple) -> list:
         f = _toml.Fields(raw, where=where, entry=f"device #{i + 1}")
         chip = f.get("chip", str)
         if chip not in chips:
-            raise f._err("chip", f"no chip {chip!r} in the hardware catalog")
+            raise f.error("chip", f"no chip {chip!r} in the hardware catalog")
         rule = {"chip": chip, "name": _pattern(f, "name"), "why": f.get("why", str),
                 "example": f.get("example", str)}
         cu = f.get("compute_units", int, required=False)
@@ -93,7 +93,7 @@ def _device_rules(key: tuple, catalog_key: tuple) -> list:
         mem = f.get("memory_bytes", list, required=False)
         if mem is not None:
             if len(mem) != 2 or not all(isinstance(m, (int, float)) for m in mem):
-                raise f._err("memory_bytes", "expected [low, high] in bytes")
+                raise f.error("memory_bytes", "expected [low, high] in bytes")
             rule["memory_bytes"] = [float(mem[0]), float(mem[1])]
         out.append(rule)
     return out
