@@ -22,8 +22,8 @@ from lesson_site import captions, glossary, stylesheets  # noqa: E402
 
 
 def _build():
-    """lesson_site.build, the whole lesson's model with it: imported on first use, after the
-    roofline plugin's on_config (which runs first) has started the worker this would delay."""
+    """lesson_site.build, the whole lesson's model with it: imported on first use, so loading
+    mkdocs.yml (which imports this hook) stays quick."""
     from lesson_site import build
     return build
 

@@ -123,7 +123,7 @@ def _start_site_build(tmp_path_factory) -> Path:
         if not folder.exists():
             folder.mkdir()
             # A cold build (an empty widget cache), as on a fresh clone: the run checks what a
-            # cold build makes (test_ahead compares it with a build that draws in one process).
+            # cold build makes.
             cmd, env = _mkdocs_build(folder / "site",
                                      env={"ROOFLINE_CACHE_DIR": str(folder / "cache")})
             _BACKGROUND.append(subprocess.Popen(

@@ -1,13 +1,12 @@
 """Bokeh's integrity check (bad column lengths, missing renderers, empty layouts...) on every
-Bokeh layout the site draws and on each kind's defaults. The render-ahead worker draws with the
-check off (a fifth of its drawing time: hosts/ahead.py), so this is where a layout bug meets it."""
+Bokeh layout the site draws and on each kind's defaults, so a layout bug meets it here."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from roofline.hosts import door
-from roofline.hosts.ahead import fences_in
+from lesson_site.bokeh_models import fences
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 BOKEH_KINDS = sorted(k for k, v in door.KINDS.items() if v.bokeh)
@@ -23,12 +22,8 @@ def _layout(kind: str, options: dict):
 
 
 def _site_cases() -> list[tuple[str, dict]]:
-    import yaml
     cases = [(kind, {}) for kind in BOKEH_KINDS]
-    for page in sorted(DOCS.rglob("*.md")):
-        for kind, body in fences_in(page.read_text(encoding="utf-8"), BOKEH_KINDS):
-            cases.append((kind, yaml.safe_load(body) or {}))
-    return cases
+    return cases + [(kind, options) for _, kind, options in fences(DOCS) if kind in BOKEH_KINDS]
 
 
 def _issues(layout) -> list[str]:

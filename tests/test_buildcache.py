@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from roofline.model import datafile as _toml
-from roofline.hosts import ahead, buildcache, door
+from roofline.hosts import buildcache, door
 
 WIDGETS = {
     "roofline": {"hardware": "a100-sxm-80gb", "ops": ["rmsnorm", "gemm-train"], "ai": 2},
@@ -90,10 +90,10 @@ def test_cache_off_or_unset_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFLINE_CACHE", "0")
     render("roofline-measurement")
     assert not (tmp_path / "c").exists()
+    assert buildcache.Cache.here(tmp_path / "d") is None  # off overrides the plugin's folder too
     monkeypatch.delenv("ROOFLINE_CACHE")
     monkeypatch.delenv("ROOFLINE_CACHE_DIR")
-    buildcache.configure(None)
-    assert buildcache.folder() is None  # no plugin, no variable: the CLI and Sphinx render
+    assert buildcache.Cache.here() is None  # no plugin, no variable: the CLI and Sphinx render
 
 
 def test_an_edit_misses_and_the_same_content_hits_again(tmp_path, monkeypatch):
@@ -129,6 +129,24 @@ def test_the_key_covers_every_input(monkeypatch, tmp_path):
     monkeypatch.undo()
     monkeypatch.setattr(buildcache, "_code_hash", lambda: "edited")
     assert key != buildcache.key_of("roofline", base)  # our Python or JavaScript
+    assert key != buildcache.key_of("roofline", base, code="edited")  # a build's own read
+
+
+def test_a_build_reads_our_code_once_and_the_next_build_again(monkeypatch, tmp_path):
+    """The plugin's Cache (one per build) hashes our code once for all its blocks; a new one
+    (a `serve` rebuild) reads it again, so an edit to our code misses."""
+    calls = []
+    monkeypatch.setattr(buildcache, "_code_hash", lambda: calls.append(1) or str(len(calls)))
+    monkeypatch.delenv("ROOFLINE_CACHE", raising=False)
+    monkeypatch.delenv("ROOFLINE_CACHE_DIR", raising=False)
+    first = buildcache.Cache(tmp_path)
+    for _ in range(3):
+        door.render_widget("roofline-budget-table", WIDGETS["roofline-budget-table"],
+                           cache=first)
+    assert len(calls) == 1 and len(entries(tmp_path)) == 1
+    door.render_widget("roofline-budget-table", WIDGETS["roofline-budget-table"],
+                       cache=buildcache.Cache(tmp_path))
+    assert len(calls) == 2 and len(entries(tmp_path)) == 2  # the "edited" code missed
 
 
 def test_the_plugin_caches_beside_mkdocs_yml(monkeypatch):
@@ -137,12 +155,14 @@ def test_the_plugin_caches_beside_mkdocs_yml(monkeypatch):
     monkeypatch.delenv("ROOFLINE_CACHE", raising=False)
     fixture = Path(__file__).resolve().parent / "fixtures" / "plugin-site"
     config = load_config(str(fixture / "mkdocs.yml"))
-    try:
-        config.plugins.on_config(config)  # every plugin's, in priority order
-        assert buildcache.folder() == fixture / ".cache" / "roofline"
-    finally:
-        ahead.stop()   # on_config may have started a worker; no build follows
-        buildcache.configure(None)
+    config.plugins.on_config(config)  # every plugin's, in priority order
+    cache = config.plugins["roofline"].cache
+    assert cache.folder == fixture / ".cache" / "roofline"
+    # its fences draw through the plugin's cache: nothing module-wide was set
+    (fence,) = [f["format"] for f in config.mdx_configs["pymdownx.superfences"]["custom_fences"]
+                if f["name"] == "roofline-budget-table"]
+    assert fence.__closure__ and cache in [c.cell_contents for c in fence.__closure__]
+    assert buildcache.Cache.here() is None
     ignored = (Path(__file__).resolve().parent.parent / ".gitignore").read_text()
     assert ".cache/" in ignored.splitlines()
 

@@ -106,14 +106,12 @@ _MUTATORS = {"append", "extend", "insert", "add", "update", "pop", "popitem", "c
              "setdefault", "remove", "discard", "set", "reset"}
 _CACHES = {"cache", "lru_cache", "cached_property"}
 
+_MUTABLE_CALLS = {"list", "dict", "set", "bytearray", "defaultdict", "OrderedDict", "Counter",
+                  "deque", "ContextVar", "local", "WeakKeyDictionary", "WeakValueDictionary"}
+_MUTABLE_VALUES = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+
 # Each exception names why it stays, and goes when its reason does.
 KNOWN_STATE = {
-    "ahead._active": "the render-ahead worker's process handle; issue #48 moves the worker "
-                     "onto the plugin object or removes it, a change of its own",
-    "buildcache._configured": "the cache folder the plugin set for this build (same change)",
-    "buildcache._elsewhere": "whether a block renders outside a build (same change)",
-    "buildcache._defer": "whether the worker defers blocks (same change)",
-    "buildcache._build_code": "the code hash, read once per build (same change)",
     "buildcache._hash": "memo of a file's hash by (path, mtime, size): a pure function",
     "buildcache._version": "memo of an installed distribution's version",
     "fences.PAGE": "the page a fence is formatted on, for its errors: pymdown's custom-fence "
@@ -122,21 +120,42 @@ KNOWN_STATE = {
 }
 
 
+def _mutable(value: ast.expr | None) -> bool:
+    """A list, dict or set (literal, comprehension or constructor), a ContextVar or a
+    thread-local: a value someone can change in place. A tuple, a frozenset, a string, a
+    MappingProxyType are not."""
+    if isinstance(value, _MUTABLE_VALUES):
+        return True
+    return (isinstance(value, ast.Call)
+            and ast.unparse(value.func).split(".")[-1] in _MUTABLE_CALLS)
+
+
+def _assigned(body: list[ast.stmt]) -> list[tuple[str, ast.expr]]:
+    """(name, value) of each plain assignment in a module's or a class's body."""
+    out = []
+    for node in body:
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
+        out += [(t.id, node.value) for t in targets if isinstance(t, ast.Name)]
+    return out
+
+
 def module_state(path: Path) -> set[str]:
-    """The module-level state of one module: names rebound by `global`, containers the module
-    mutates (`X.append(...)`, `X[k] = v`, `del X[k]`), ContextVars, and cached functions."""
+    """The module-level state of one module: names rebound by `global`; a list, dict, set,
+    ContextVar or thread-local bound at module level or in a module-level class's body
+    (`Class.name`), mutated here or not (anyone may); containers the module mutates
+    (`X.append(...)`, `X[k] = v`, `del X[k]`); and cached functions."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     top: set[str] = set()
     found: set[str] = set()
+    for name, value in _assigned(tree.body):
+        top.add(name)
+        if _mutable(value):
+            found.add(name)
     for node in tree.body:
-        targets = (node.targets if isinstance(node, ast.Assign)
-                   else [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
-        for target in targets:
-            if isinstance(target, ast.Name):
-                top.add(target.id)
-                value = node.value
-                if isinstance(value, ast.Call) and ast.unparse(value.func).endswith("ContextVar"):
-                    found.add(target.id)
+        if isinstance(node, ast.ClassDef):
+            found.update(f"{node.name}.{name}" for name, value in _assigned(node.body)
+                         if _mutable(value))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for deco in node.decorator_list:
                 name = ast.unparse(deco.func if isinstance(deco, ast.Call) else deco)
@@ -171,16 +190,23 @@ def test_the_hosts_keep_no_module_level_state():
 
 def test_seeded_each_kind_of_module_state_is_found(tmp_path):
     write_tree(tmp_path, {"plugin.py": (
-        "import contextvars\nfrom functools import lru_cache\n"
-        "TABLE = {'a': 1}\n"                      # a constant table: read, never written
-        "_seen = []\n_by_page = {}\n_count = 0\n"
+        "import collections, contextvars, threading\nfrom functools import lru_cache\n"
+        "from types import MappingProxyType\n"
+        "TABLE = {'a': 1}\n"                      # never written here, but anyone may
+        "KINDS: dict = {k: k for k in 'ab'}\nNAMES = ['a']\nSEEN = set()\n"
+        "BY = collections.defaultdict(list)\nLOCAL = threading.local()\n"
+        "FROZEN = MappingProxyType({'a': 1})\nORDER = ('a', 'b')\nLIMIT = 3\n"  # read-only
+        "_seen = ()\n_by_page = None\n_count = 0\n"
         "PAGE = contextvars.ContextVar('page')\n"
+        "class Counter:\n    counts: dict = {}\n    page = None\n    NAMES = ('x',)\n"
         "def on_page(page):\n    _seen.append(page)\n    _by_page[page] = TABLE['a']\n"
         "def bump():\n    global _count\n    _count += 1\n"
         "@lru_cache(maxsize=None)\ndef slow(x):\n    return x\n"
         "def local():\n    mine = []\n    mine.append(1)\n")})
-    assert hosts_state(tmp_path) == {"plugin._seen", "plugin._by_page", "plugin._count",
-                                     "plugin.PAGE", "plugin.slow"}
+    assert hosts_state(tmp_path) == {
+        "plugin.TABLE", "plugin.KINDS", "plugin.NAMES", "plugin.SEEN", "plugin.BY",
+        "plugin.LOCAL", "plugin._seen", "plugin._by_page", "plugin._count", "plugin.PAGE",
+        "plugin.Counter.counts", "plugin.slow"}
 
 
 # ------------------------------------------------------------- ARCHITECTURE.md's table

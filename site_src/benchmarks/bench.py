@@ -225,19 +225,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="only the ceiling: N Lighthouse (mobile) runs each on a bare Material "
                          "page of the lesson's text and tables and on our lesson, interleaved")
     ap.add_argument("--build-rounds", type=int, default=0, metavar="N",
-                    help="only the build ratios: N interleaved rounds of cold, cold in one process "
-                         "(no render-ahead worker), warm and bare "
+                    help="only the build ratios: N interleaved rounds of cold, warm and bare "
                          "Material builds (JSON on stdout)")
     ap.add_argument("--newcomer", type=int, default=0, metavar="N",
                     help="only the newcomer's first build: a fresh clone and venv, then N "
-                         "interleaved rounds of a first build (with and without the "
-                         "render-ahead worker) and bare Material (JSON on stdout)")
+                         "interleaved rounds of a first build and bare Material (JSON on stdout)")
+    ap.add_argument("--against", metavar="REV",
+                    help="only first builds and warm rebuilds of this tree and of commit REV, "
+                         "each in a clone, --runs interleaved rounds with bare Material "
+                         "(JSON on stdout)")
     args = ap.parse_args(argv)
-    if args.newcomer or args.build_rounds:
-        from benchmarks.sitebuild import bench_build_rounds, bench_newcomer
+    if args.newcomer or args.build_rounds or args.against:
+        from benchmarks.sitebuild import bench_against, bench_build_rounds, bench_newcomer
 
         before = load_average()
         r = (bench_newcomer(args.newcomer) if args.newcomer
+             else bench_against(args.against, args.runs) if args.against
              else bench_build_rounds(args.build_rounds))
         r["load"] = f"{before} → {load_average()}"
         print(json.dumps(r, indent=1))

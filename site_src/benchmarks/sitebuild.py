@@ -93,28 +93,21 @@ def _timed_build(config: Path, dest: Path | None, cwd: Path, env: dict,
 
 
 def bench_build_rounds(rounds: int) -> dict:
-    """Cold (an empty ROOFLINE_CACHE_DIR), cold drawing every widget in the build's own process
-    (ROOFLINE_WORKERS=0: no render-ahead worker), warm (a cache filled before the rounds) and
-    bare Material builds, interleaved round by round so each meets the same machine load.
-    CPU counts the worker too (a child the build waits for)."""
+    """Cold (an empty ROOFLINE_CACHE_DIR), warm (a cache filled before the rounds) and bare
+    Material builds, interleaved round by round so each meets the same machine load."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         bare = bare_config(tmp / "bare")
         warm_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / "warm-cache")}
         _timed_build(ROOT / "mkdocs.yml", tmp / "fill", ROOT, warm_env)
-        runs: dict[str, list[tuple[float, float]]] = {"cold": [], "cold, one process": [],
-                                                      "warm": [], "bare": []}
+        runs: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": [], "bare": []}
         for i in range(rounds):
             cold_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / f"cold-cache{i}")}
             runs["cold"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"c{i}", ROOT, cold_env))
-            one_env = {**ENV, "ROOFLINE_CACHE_DIR": str(tmp / f"one-cache{i}"),
-                       "ROOFLINE_WORKERS": "0"}
-            runs["cold, one process"].append(
-                _timed_build(ROOT / "mkdocs.yml", tmp / f"o{i}", ROOT, one_env))
             runs["warm"].append(_timed_build(ROOT / "mkdocs.yml", tmp / f"w{i}", ROOT, warm_env))
             # From the repository, like ours: snippets' paths are relative to the cwd.
             runs["bare"].append(_timed_build(bare, tmp / f"b{i}", ROOT, ENV))
-            for name in ("c", "o", "w", "b"):
+            for name in ("c", "w", "b"):
                 shutil.rmtree(tmp / f"{name}{i}", ignore_errors=True)
     return _against_bare(runs)
 
@@ -282,8 +275,8 @@ def bench_measure_quick(runs: int) -> dict:
 
 def bench_newcomer(rounds: int) -> dict:
     """The first `mkdocs build` as a newcomer meets it: a fresh clone of HEAD, a fresh venv with
-    `pip install -e .` (once; timed and reported), then per round, with and without the
-    render-ahead worker, a first build in a clone that git has just cleaned to a fresh checkout
+    `pip install -e .` (once; timed and reported), then per round a first build in a clone that
+    git has just cleaned to a fresh checkout
     (no `.cache/`, no `__pycache__`, no `site/`), against bare Material on the same text in the
     same clone, interleaved. The OS's file cache is not dropped (a container cannot), so the
     packages' files may be in memory: a newcomer straight after `pip install` meets the same."""
@@ -306,11 +299,46 @@ def bench_newcomer(rounds: int) -> dict:
                            check=True)
             return _timed_build(config, None, clone, {**env, **extra}, python=py)
 
-        runs: dict[str, list[tuple[float, float]]] = {"first build": [],
-                                                      "first build, no worker": [], "bare": []}
+        runs: dict[str, list[tuple[float, float]]] = {"first build": [], "bare": []}
         for _ in range(rounds):
             runs["first build"].append(first_build({}, clone / "mkdocs.yml"))
-            runs["first build, no worker"].append(first_build({"ROOFLINE_WORKERS": "0"},
-                                                              clone / "mkdocs.yml"))
             runs["bare"].append(first_build({}, bare))
     return {**_against_bare(runs), "pip_install_e_s": install_s}
+
+
+def bench_against(rev: str, rounds: int) -> dict:
+    """This tree (HEAD) against commit `rev`, each in a clone of its own run by this Python with
+    PYTHONPATH at the clone's site_src: per round, in turn, a first build (the clone cleaned to
+    a fresh checkout: no `.cache/`, no `__pycache__`, no `site/`) and a warm rebuild (its cache
+    kept from a first build) of each, and bare Material on the same text."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        clones = {}
+        for name, commit in (("before", rev), ("after", "HEAD")):
+            clone = clones[name] = tmp / name
+            subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+            subprocess.run(["git", "-C", str(clone), "checkout", "-q", commit], check=True)
+        bare = bare_config(tmp / "bare")
+        env = {k: v for k, v in ENV.items() if not k.startswith("ROOFLINE_")}
+
+        def build(name: str, first: bool) -> tuple[float, float]:
+            clone = clones[name]
+            if first:
+                subprocess.run(["git", "clean", "-q", "-fdx"], cwd=clone, check=True)
+            return _timed_build(clone / "mkdocs.yml", tmp / "out", clone,
+                                {**env, "PYTHONPATH": str(clone / "site_src")})
+
+        runs: dict[str, list[tuple[float, float]]] = {
+            f"{kind}, {name}": [] for kind in ("first", "warm") for name in clones}
+        runs["bare"] = []
+        for name in clones:
+            build(name, True)  # each clone's warm cache, before the rounds
+        for i in range(rounds):
+            order = list(clones) if i % 2 == 0 else list(clones)[::-1]
+            for name in order:
+                runs[f"warm, {name}"].append(build(name, False))
+            runs["bare"].append(_timed_build(bare, tmp / "out", ROOT, env))
+            for name in order:
+                runs[f"first, {name}"].append(build(name, True))
+                build(name, False)  # back to warm: a first build left its cache
+    return {"rev": rev, **_against_bare(runs)}

@@ -9,8 +9,7 @@ from __future__ import annotations
 from roofline._lazy import lazy_names
 from roofline.errors import RooflineError, RooflineWarning
 
-# Imported on first use, so importing a host (the MkDocs plugin, the render-ahead worker) does
-# not load the whole model before it has started its work.
+# Imported on first use, so importing a host (the MkDocs plugin) does not load the whole model.
 __getattr__, __dir__ = lazy_names(__name__, {
     "model.catalog": ("Accelerator", "Catalog", "default_catalog", "load_catalog"),
     "model.maths": ("attainable", "bound", "intensity", "place", "ridge", "time_lower_bound"),

@@ -1,24 +1,16 @@
-"""The on-disk build cache of widget HTML: a warm build (or a `mkdocs serve` rebuild of an
-unchanged widget) reads each block from disk and never imports bokeh.
+"""The on-disk cache of widget HTML: a warm build (or a `mkdocs serve` rebuild of an unchanged
+widget) reads each block from disk and never imports Bokeh.
 
-A block is keyed by everything its HTML depends on:
-- the widget kind and its validated settings (canonical JSON);
-- the content of the data files it can read: every file of the package data folder, the
-  catalog ROOFLINE_CATALOG or the settings name, and any file the settings name (`data_files()`);
-- our JavaScript (every .mjs and .js of the package) and our Python source (the code that
-  draws);
-- the installed bokeh's version and this package's version.
-Contents are hashed, not dates, so a touched but unchanged file still hits, and an edit misses.
+A block's key hashes everything its HTML depends on: the kind and its validated settings, the
+content of every data file it can read (the package's, ROOFLINE_CATALOG's, those the settings
+name), our Python and JavaScript, and Bokeh's and this package's versions. Contents are
+hashed, not dates: a touched but unchanged file still hits, an edit misses.
 
-Where: ROOFLINE_CACHE_DIR if set; else the folder the MkDocs plugin configures (`.cache/roofline/`
-beside mkdocs.yml); else no disk cache (the CLI, Sphinx and tests render every time unless they
-set ROOFLINE_CACHE_DIR). ROOFLINE_CACHE=0 turns it off. Entries are written atomically, so
-parallel builds can share a folder; delete the folder to empty it. A hit refreshes an entry's
-date, and the plugin drops entries unused for MAX_AGE_DAYS (old code, old data) at each build.
-
-A missing block is asked of `draw_elsewhere`'s claim first: during a cold MkDocs build the
-render-ahead worker (roofline.hosts.ahead) has drawn most of them into this folder. Our code's
-hash is read once per MkDocs build (configure() starts each), elsewhere at each block.
+The MkDocs plugin makes one `Cache` per build in `.cache/roofline/` beside mkdocs.yml and hands
+it to its fences; anyone else (the CLI, Sphinx, a notebook, tests) caches only where
+ROOFLINE_CACHE_DIR names a folder (it also overrides the plugin's); ROOFLINE_CACHE=0 turns it
+off. Entries are written atomically, so builds can share a folder; a hit refreshes an entry's
+date, and the plugin drops entries unused for MAX_AGE_DAYS.
 """
 
 from __future__ import annotations
@@ -42,31 +34,60 @@ DEFAULT_DIR = ".cache/roofline"
 """The plugin's cache folder, relative to the MkDocs project root (mkdocs.yml's folder)."""
 PACKAGE = Path(__file__).resolve().parents[1]
 MAX_AGE_DAYS = 30
-_configured: Path | None = None
 
 
-def configure(folder: Path | str | None) -> None:
-    """Set the default cache folder (the MkDocs plugin, at each build: `.cache/roofline/` at
-    the project root) and drop its entries unused for MAX_AGE_DAYS; None: no default."""
-    global _configured, _build_code
-    _configured = Path(folder) if folder is not None else None
-    _build_code = None  # a new build: our code is read again once
-    if _configured is not None:
-        prune(_configured)
+def folder(default: Path | None = None) -> Path | None:
+    """The cache folder to use: ROOFLINE_CACHE_DIR, else `default`; None when caching is off."""
+    if os.environ.get("ROOFLINE_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    env = os.environ.get("ROOFLINE_CACHE_DIR")
+    return Path(env) if env else default
 
 
-_elsewhere: Callable[[str], str | None] | None = None
-_defer: Callable[[str, Callable[[], str]], str | None] | None = None
+class Cache:
+    """One cache folder. Our code's hash is read once per Cache: the plugin makes one per build
+    (a `serve` rebuild sees an edit), `Cache.here()` one per block."""
+
+    def __init__(self, where: Path) -> None:
+        self.folder = where
+        self._code: str | None = None
+
+    @classmethod
+    def here(cls, default: Path | None = None) -> Cache | None:
+        """A cache in folder(default), or None when there is none."""
+        where = folder(default)
+        return cls(where) if where is not None else None
+
+    def code(self) -> str:
+        if self._code is None:
+            self._code = _code_hash()
+        return self._code
+
+    def cached(self, kind: str, settings: Any, render: Callable[[], str]) -> str:
+        """The HTML of `render()` for (kind, settings), from the folder when it holds it."""
+        path = entry_path(self.folder, key_of(kind, settings, code=self.code()))
+        try:
+            html = path.read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError:
+            return render()
+        else:
+            try:
+                os.utime(path)  # still in use: prune() keeps it
+            except OSError:
+                pass
+            return html
+        html = render()
+        _write(path, html)
+        return html
 
 
-def draw_elsewhere(claim: Callable[[str], str | None] | None,
-                   defer: Callable[[str, Callable[[], str]], str | None] | None = None) -> None:
-    """Install (or remove, None) what cached() asks for a missing block before drawing it:
-    `defer(key, render)` gives the block drawn here with its Bokeh items left as placeholders
-    (embed.deferring) when the worker (roofline.hosts.ahead) is drawing them, filled when the
-    page is written; else None, and `claim(key)` returns the block drawn elsewhere, or None."""
-    global _elsewhere, _defer
-    _elsewhere, _defer = claim, defer
+def cached(kind: str, settings: Any, render: Callable[[], str],
+           cache: Cache | None = None) -> str:
+    """The HTML of `render()` for (kind, settings), through `cache` or else Cache.here()."""
+    cache = cache or Cache.here()
+    return cache.cached(kind, settings, render) if cache is not None else render()
 
 
 def entry_path(where: Path, key: str) -> Path:
@@ -74,57 +95,9 @@ def entry_path(where: Path, key: str) -> Path:
     return where / key[:2] / f"{key}.html"
 
 
-def folder() -> Path | None:
-    """The cache folder in use, or None when caching is off."""
-    if os.environ.get("ROOFLINE_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
-        return None
-    env = os.environ.get("ROOFLINE_CACHE_DIR")
-    return Path(env) if env else _configured
-
-
-def cached(kind: str, settings: Any, render: Callable[[], str]) -> str:
-    """The HTML of `render()` for (kind, settings), from the cache when it holds it."""
-    where = folder()
-    if where is None:
-        return render()
-    key = key_of(kind, settings)
-    path = entry_path(where, key)
-    if _defer is not None:
-        html = _defer(key, render)  # not cached yet: its items are placeholders
-        if html is not None:
-            return html
-    if _elsewhere is not None:
-        html = _elsewhere(key)  # drawn (or being drawn) by the build's worker
-        if html is not None:
-            return html
-    try:
-        html = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    except OSError:
-        return render()
-    else:
-        try:
-            os.utime(path)  # still in use: prune() keeps it
-        except OSError:
-            pass
-        return html
-    html = render()
-    _write(path, html)
-    return html
-
-
-def store(key: str, html: str) -> None:
-    """Write the block of `key` into the cache folder in use (roofline.hosts.ahead's worker)."""
-    where = folder()
-    if where is not None:
-        _write(entry_path(where, key), html)
-
-
-def prune(where: Path | None = None, *, max_age_days: float = MAX_AGE_DAYS) -> int:
+def prune(where: Path, *, max_age_days: float = MAX_AGE_DAYS) -> int:
     """Delete entries unused for `max_age_days` (and stale temporary files); returns how many."""
-    where = where or folder()
-    if where is None or not where.is_dir():
+    if not where.is_dir():
         return 0
     cutoff = time.time() - max_age_days * 86400
     removed = 0
@@ -149,8 +122,8 @@ def _write(path: Path, html: str) -> None:
         pass  # a read-only or full disk: the build goes on uncached
 
 
-def key_of(kind: str, settings: Any) -> str:
-    """The cache key (hex sha256) of one block."""
+def key_of(kind: str, settings: Any, *, code: str | None = None) -> str:
+    """The cache key (hex sha256) of one block; `code`: our code's hash, if already read."""
     if dataclasses.is_dataclass(settings):
         options = dataclasses.asdict(settings)
         extra = list(getattr(settings, "data_files", lambda: [])())
@@ -163,7 +136,8 @@ def key_of(kind: str, settings: Any) -> str:
         "format": FORMAT, "kind": kind,
         "options": json.dumps(options, sort_keys=True, default=str),
         "data": [(str(f), _hash(*_toml.file_key(f))) for f in files],
-        "code": _build_code_hash(), "bokeh": _version("bokeh"), "package": _version("roofline-lesson"),
+        "code": code or _code_hash(), "bokeh": _version("bokeh"),
+        "package": _version("roofline-lesson"),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -175,20 +149,6 @@ def _hash(path: str, mtime_ns: int, size: int) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return "missing"
-
-
-_build_code: str | None = None
-
-
-def _build_code_hash() -> str:
-    """_code_hash(), read once per MkDocs build (configure() starts each; a build asks for it
-    twice per fence): elsewhere (CLI, Sphinx, notebook) read at each block."""
-    global _build_code
-    if _configured is None:
-        return _code_hash()
-    if _build_code is None:
-        _build_code = _code_hash()
-    return _build_code
 
 
 def _code_hash() -> str:

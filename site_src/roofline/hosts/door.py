@@ -30,10 +30,14 @@ import importlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from roofline.errors import RooflineError, WidgetOptionError
 from roofline.widgets.base import WidgetSettings
+
+if TYPE_CHECKING:
+    from roofline.hosts.buildcache import Cache
 
 log = logging.getLogger("mkdocs.plugins.roofline")
 
@@ -45,8 +49,7 @@ class WidgetKind:
     settings: str
     render: str
     bokeh: bool = False
-    """Its blocks hold a Bokeh item (embed.block): one the build's process may leave to the
-    render-ahead worker and fill in when the page is written (embed.deferring)."""
+    """Its blocks hold a Bokeh item (embed.block)."""
 
     def settings_class(self) -> type[WidgetSettings]:
         return _attr(self.settings)
@@ -55,7 +58,7 @@ class WidgetKind:
         return _attr(self.render)
 
 
-KINDS: dict[str, WidgetKind] = {
+KINDS: Mapping[str, WidgetKind] = MappingProxyType({  # read-only: one registry for all
     "roofline": WidgetKind("roofline.widgets.roofline.settings:RooflineSettings",
                            "roofline.widgets.roofline.block:render", bokeh=True),
     "roofline-measurement": WidgetKind(
@@ -69,7 +72,7 @@ KINDS: dict[str, WidgetKind] = {
                                   "roofline.widgets.window.block:render"),
     "roofline-profile": WidgetKind("roofline.widgets.profile.settings:ProfileSettings",
                                    "roofline.widgets.profile.block:render"),
-}
+})
 
 
 def _attr(spec: str) -> Any:
@@ -90,15 +93,14 @@ Warn = Callable[[str, str], None]
 
 
 def settings(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "",
-             warn: Warn | None = None, check: bool = True, **fields: Any) -> WidgetSettings:
+             warn: Warn | None = None, **fields: Any) -> WidgetSettings:
     """Validated settings of widget `kind` from a host's options (a fence's YAML, a directive's
     options, figure()'s or the CLI's keyword arguments); `fields` sets dataclass fields that
     are not options (the CLI's --catalog). Raises WidgetOptionError naming where and option;
-    reports the settings' warnings through `warn` (default: the MkDocs log). `check=False`:
-    the options' types only (WidgetSettings.from_options)."""
+    reports the settings' warnings through `warn` (default: the MkDocs log)."""
     cls = kind_of(kind, where=where).settings_class()
     try:
-        checked = cls.from_options(options or {}, where=where, check=check, **fields)
+        checked = cls.from_options(options or {}, where=where, **fields)
     except RooflineError as exc:
         log.debug("%s: %s", where or kind, exc, exc_info=True)
         raise cls.option_error(exc, where=where, given=options or {}) from None
@@ -110,20 +112,21 @@ def settings(kind: str, options: Mapping[str, Any] | None = None, *, where: str 
     return checked
 
 
-def render(widget: WidgetSettings, *, where: str = "") -> str:
-    """The HTML block for validated settings, through the on-disk build cache (an unchanged
-    widget is read back and never imports Bokeh). A model error raised while drawing (a data
-    file edited since the settings were checked) is reported against the option to blame."""
+def render(widget: WidgetSettings, *, where: str = "", cache: Cache | None = None) -> str:
+    """The HTML block for validated settings, through the on-disk build cache (`cache`, else
+    buildcache.Cache.here(): an unchanged widget is read back and never imports Bokeh). A model
+    error raised while drawing (a data file edited since the settings were checked) is reported
+    against the option to blame."""
     from roofline.hosts.buildcache import cached
     spec = kind_of(widget.KIND)
     try:
-        return cached(widget.KIND, widget, lambda: spec.renderer()(widget))
+        return cached(widget.KIND, widget, lambda: spec.renderer()(widget), cache)
     except RooflineError as exc:
         log.debug("%s: %s", where or widget.KIND, exc, exc_info=True)
         raise type(widget).option_error(exc, where=where) from None
 
 
 def render_widget(kind: str, options: Mapping[str, Any] | None = None, *, where: str = "",
-                  warn: Warn | None = None) -> str:
+                  warn: Warn | None = None, cache: Cache | None = None) -> str:
     """settings() then render(): the HTML block of widget `kind` for `options`."""
-    return render(settings(kind, options, where=where, warn=warn), where=where)
+    return render(settings(kind, options, where=where, warn=warn), where=where, cache=cache)

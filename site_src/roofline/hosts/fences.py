@@ -22,14 +22,18 @@ directly: `format: !!python/name:roofline.hosts.fences.roofline_fence`.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pymdownx.superfences import SuperFencesException
 
 from roofline.errors import WidgetOptionError
 from roofline.hosts import door
+
+if TYPE_CHECKING:
+    from roofline.hosts.buildcache import Cache
 
 try:
     from mkdocs.exceptions import PluginError
@@ -78,19 +82,20 @@ def parse(source: str) -> dict:
     return data
 
 
-class _Seen:
-    """How many fences of each body the current page has rendered so far: the nth identical
-    fence is reported at the nth place it occurs (superfences renders in page order)."""
-    page: object = None
-    counts: dict[str, int] = {}
-
-    @classmethod
-    def count(cls, source: str) -> int:
-        page = PAGE.get()
-        if page is not cls.page:
-            cls.page, cls.counts = page, {}
-        cls.counts[source] = cls.counts.get(source, 0) + 1
-        return cls.counts[source]
+def _nth(md: Any, source: str) -> int:
+    """How many fences of this body the current page has rendered so far, this one included:
+    the nth identical fence is reported at the nth place it occurs (superfences renders in
+    page order). Counted on the page's Markdown instance (MkDocs makes one per page)."""
+    page = PAGE.get()
+    seen = getattr(md, "_roofline_seen", None)
+    if seen is None or seen[0] is not page:
+        seen = (page, {})
+        try:
+            md._roofline_seen = seen
+        except AttributeError:  # no Markdown instance to count on: each fence is the first
+            return 1
+    seen[1][source] = seen[1].get(source, 0) + 1
+    return seen[1][source]
 
 
 def where(source: str, option: str = "", nth: int = 1) -> str:
@@ -124,12 +129,13 @@ def _find(page: list[str], body: list[str], nth: int = 1) -> int | None:
     return found[nth - 1] if len(found) >= nth else (found[0] if found else None)
 
 
-def fence(kind: str) -> Formatter:
-    """The superfences formatter of widget `kind`."""
+def fence(kind: str, cache: Cache | None = None) -> Formatter:
+    """The superfences formatter of widget `kind`, drawing through `cache` (the MkDocs
+    plugin's for its build; else buildcache.Cache.here())."""
     def formatter(source: str, language: str, class_name: str, options: dict, md: Any,
                   **kwargs: Any) -> str:
         name = language or kind
-        nth = _Seen.count(source)
+        nth = _nth(md, source)
 
         def warn(option: str, message: str) -> None:  # at the option's line, like an error
             at = where(source, option, nth)
@@ -138,7 +144,8 @@ def fence(kind: str) -> Formatter:
         try:
             # Python-Markdown unwraps a stashed block from its <p> only when the HTML starts
             # with a tag: a leading newline leaves a <table> inside a <p> (invalid HTML).
-            return door.render_widget(kind, parse(source), where="", warn=warn).strip()
+            return door.render_widget(kind, parse(source), where="", warn=warn,
+                                      cache=cache).strip()
         except WidgetOptionError as exc:
             at = where(source, exc.option, nth)
             text = (f"```{name} fence: " + (f"option '{exc.option}': " if exc.option else "")
@@ -154,11 +161,12 @@ def fence(kind: str) -> Formatter:
     return formatter
 
 
-FENCES: dict[str, Formatter] = {kind: fence(kind) for kind in door.KINDS}
+FENCES: Mapping[str, Formatter] = MappingProxyType({kind: fence(kind) for kind in door.KINDS})
 roofline_fence = FENCES["roofline"]
 
 
-def custom_fences() -> list[dict]:
-    """FENCES as superfences `custom_fences` entries."""
-    return [{"name": name, "class": name, "format": formatter}
+def custom_fences(cache: Cache | None = None) -> list[dict]:
+    """The fences as superfences `custom_fences` entries: FENCES, or with `cache` (the MkDocs
+    plugin's), formatters that draw through it."""
+    return [{"name": name, "class": name, "format": fence(name, cache) if cache else formatter}
             for name, formatter in FENCES.items()]

@@ -10,8 +10,7 @@ from __future__ import annotations
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
+from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -24,10 +23,8 @@ from typing import Any
 
 from mkdocs.utils import get_relative_url
 
-from roofline.errors import RooflineError
-from roofline.hosts import ahead, buildcache, fences, host_check
+from roofline.hosts import buildcache, fences, host_check
 from roofline.render import assets, blockstyle
-from roofline.render.embed import DEFERRED as _DEFERRED  # an item the worker still draws
 from roofline.render.embed import ITEM as _ITEM  # a block's item, as block() writes it
 from roofline.widgets import model_option
 
@@ -37,58 +34,28 @@ log = logging.getLogger("mkdocs.plugins.roofline")
 
 class RooflineConfig(Config):
     assets_dir = config_options.Type(str, default=assets.ASSET_DIR)
-    # Worker processes that draw the build's widgets while the pages convert (hosts/ahead.py);
-    # unset: one where there is a second CPU. 0 draws everything in the build's own process.
+    # Accepted and ignored: it set the render-ahead worker's processes, now gone (issue #48).
     workers = config_options.Optional(config_options.Type(int))
 
 
-def _pages(docs_dir: Path):
-    """(path, Markdown) of each .md file under `docs_dir`, in the order MkDocs converts them
-    (index first in each folder, folders after files: mkdocs.structure.files.file_sort_key)."""
-    def order(path: Path) -> tuple:
-        parts = path.relative_to(docs_dir).parts
-        return parts[:-1], path.stem != "index", parts[-1]
-    for path in sorted(docs_dir.rglob("*.md"), key=order):
-        try:
-            yield path.relative_to(docs_dir).as_posix(), path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-
-
 class RooflinePlugin(BasePlugin[RooflineConfig]):
-    def __init__(self) -> None:
-        super().__init__()
-        self._late: list[tuple[str, str]] = []
-        """(written page, its URL) of pages whose items on_post_build fills in."""
-
-    @event_priority(110)  # first of all (the site's hooks run at 100): the worker's head start
-    def _start_drawing(self, config: MkDocsConfig) -> MkDocsConfig:
-        self._late.clear()
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        """After the other plugins' on_config (Material's offline plugin adds its polyfill)."""
         # Widget HTML is cached on disk beside mkdocs.yml: a warm build never imports bokeh.
+        # One Cache per build (our code's hash read once each); its fences draw through it.
         self.root = Path(config.config_file_path or ".").resolve().parent
-        buildcache.configure(self.root / buildcache.DEFAULT_DIR)
+        self.cache = buildcache.Cache.here(self.root / buildcache.DEFAULT_DIR)
+        if self.cache is not None:
+            buildcache.prune(self.cache.folder)
         # A widget's `model:` config.json is a path relative to the docs folder.
         model_option.DOCS_DIR.set(Path(config.docs_dir))
-        # The widgets the disk cache lacks go to a worker now, which draws them while MkDocs
-        # reads its files and converts the pages (a cold build; hosts/ahead.py). The pages are
-        # read from the docs folder in MkDocs' order: which fences a page has is only a hint.
-        try:
-            workers = ahead.workers(self.config.workers)
-        except RooflineError as exc:
-            raise PluginError(f"roofline: {exc}") from None
-        ahead.start(_pages(Path(config.docs_dir)), workers=workers,
-                    docs_dir=Path(config.docs_dir))
-        return config
-
-    def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
-        """After the other plugins' on_config (Material's offline plugin adds its polyfill)."""
         if SUPERFENCES not in config.markdown_extensions:
             config.markdown_extensions.append(SUPERFENCES)
         mdx = config.mdx_configs.setdefault(SUPERFENCES, {})
         custom = mdx.setdefault("custom_fences", [])
         # Keep the site's own entries; ours replace any of the same name (no duplicates on
         # `mkdocs serve` rebuilds, which call on_config again on the same config).
-        ours = fences.custom_fences()
+        ours = fences.custom_fences(self.cache)
         names = {f["name"] for f in ours}
         custom[:] = [f for f in custom if f.get("name") not in names] + ours
         loader = f"{self.config.assets_dir}/{assets.loader_name()}"
@@ -96,8 +63,6 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
             config.extra_javascript.append(loader)
         host_check.warn_outside_assets(config)  # one warning if the host loads web fonts etc.
         return config
-
-    on_config = CombinedEvent(_start_drawing, _configure)
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
         base = self.config.assets_dir
@@ -107,24 +72,6 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
         files.append(File.generated(config, f"{base}/{assets.loader_name()}",
                                     content=assets.loader_source()))
         return files
-
-    def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Fill the pages written while the worker was still drawing their items (waiting for
-        them now, after the last page), then end the build's rendering ahead."""
-        try:
-            for dest, url in self._late:
-                path = Path(dest)
-                html = ahead.fill(path.read_text(encoding="utf-8"))
-                # as MkDocs writes a page
-                path.write_bytes(self._move_items(html, url, Path(config.site_dir)).encode(
-                    "utf-8", errors="xmlcharrefreplace"))
-        finally:
-            self._late.clear()
-            ahead.stop()
-
-    def on_build_error(self, *, error: Exception) -> None:
-        self._late.clear()
-        ahead.stop()
 
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         # Every plugin's and hook's files are in by now: a polyfill none of them has is missing.
@@ -147,12 +94,7 @@ class RooflinePlugin(BasePlugin[RooflineConfig]):
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
         """Pages with a plot: the loader starts from <head> (async: it finds the blocks as the
         page parses, without waiting for the theme's scripts), and each plot's JSON moves out
-        of the HTML into a hashed script file the loader fetches when the plot nears view.
-        An item the worker is still drawing keeps its placeholder: on_post_build fills it
-        into the written page, so no page waits for the worker."""
-        output = ahead.fill(output, wait=False)   # the items the worker has drawn by now
-        if _DEFERRED.search(output):
-            self._late.append((page.file.abs_dest_path, page.url))
+        of the HTML into a hashed script file the loader fetches when the plot nears view."""
         if 'class="roofline-item"' not in output:
             # a page whose blocks need no BokehJS (the serving window, a profile report) still
             # has their <style> moved into <head>

@@ -18,24 +18,14 @@ foreground (or muted) colour as its `text_color`/`line_color`.
 
 Output is deterministic: Bokeh's model ids are renumbered from p1000 in order of appearance, so
 the same layout gives byte-identical HTML in any process.
-
-Deferred items: `block()` takes the layout or a function that builds it. While `deferring(key)`
-is in effect (a cold MkDocs build whose render-ahead worker is drawing the same block), the
-function is not called: the item is a placeholder naming the block's cache key and its place
-(`data-rl-deferred="KEY:0"`), and the build's process, which never imports Bokeh then, fills
-it from the items the worker drew (under `items_only()`, which builds the items alone) when
-the page is written (hosts/ahead.py). Everything else in the block (the static first frame, the
-caption, the key) is drawn by the build's process alone.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import html
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from roofline.render import assets
@@ -47,44 +37,8 @@ if TYPE_CHECKING:
 
 _ID = re.compile(r'"id":"(p\d+)"')
 _REF = re.compile(r'"(p\d+)"')
-_DEFER: contextvars.ContextVar[list | None] = contextvars.ContextVar("roofline_defer",
-                                                                     default=None)
 ITEM = re.compile(r'<script type="application/json" class="roofline-item">(.*?)</script>', re.S)
 """A block's item, as block() writes it (the MkDocs plugin moves it into a file)."""
-DEFERRED = re.compile(r'<script type="application/json" class="roofline-item" '
-                      r'data-rl-deferred="([0-9a-f]+):(\d+)"></script>')
-
-
-_ITEMS_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("roofline_items_only",
-                                                                  default=False)
-
-
-@contextlib.contextmanager
-def items_only() -> Iterator[None]:
-    """Within: block() returns its item alone, and builds nothing else (the render-ahead
-    worker's half of a deferred block: the build's process drew the rest)."""
-    token = _ITEMS_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _ITEMS_ONLY.reset(token)
-
-
-@contextlib.contextmanager
-def deferring(key: str) -> Iterator[None]:
-    """Within: block() writes placeholders for `key`'s items instead of building them."""
-    token = _DEFER.set([key, 0])
-    try:
-        yield
-    finally:
-        _DEFER.reset(token)
-
-
-def fill_deferred(page_html: str, items: Callable[[str], list[str]]) -> str:
-    """`page_html` with each deferred item replaced by item i of `items(key)` (the full
-    block's items, in order)."""
-    return DEFERRED.sub(lambda m: '<script type="application/json" class="roofline-item">'
-                        f"{items(m.group(1))[int(m.group(2))]}</script>", page_html)
 
 
 def item_json(layout: Model) -> str:
@@ -115,8 +69,7 @@ def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
           caption: str = "", static: str | Callable[[], str] = "",
           key: str | Callable[[], str] = "") -> str:
     """HTML for one interactive Bokeh layout, or a function that builds it (see the module
-    docstring for what it contains, and for deferred items). `static` and `key` may be
-    functions too: under items_only() they are not called.
+    docstring for what it contains). `static` and `key` may be functions too.
 
     `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
     accessible name of the figure region; `caption` (plain text) is shown under it if given;
@@ -125,9 +78,6 @@ def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
     """
     if height_px <= 0:
         raise ValueError(f"height_px must be positive, got {height_px!r}")
-    if _ITEMS_ONLY.get():
-        made = layout() if callable(layout) else layout
-        return f'<script type="application/json" class="roofline-item">{item_json(made)}</script>'
     static = static() if callable(static) else static
     key = key() if callable(key) else key
     parts = [
@@ -137,14 +87,8 @@ def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
     if static:
         parts += [_STATIC_STYLE,
                   f'<div class="roofline-static">{static}</div>']
-    deferred = _DEFER.get()
-    if deferred is not None:
-        item = (f'<script type="application/json" class="roofline-item" '
-                f'data-rl-deferred="{deferred[0]}:{deferred[1]}"></script>')
-        deferred[1] += 1
-    else:
-        made = layout() if callable(layout) else layout
-        item = f'<script type="application/json" class="roofline-item">{item_json(made)}</script>'
+    made = layout() if callable(layout) else layout
+    item = f'<script type="application/json" class="roofline-item">{item_json(made)}</script>'
     parts += [
         item,
         '<noscript><p>This interactive plot needs JavaScript.</p>'

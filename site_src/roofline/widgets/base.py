@@ -110,8 +110,7 @@ class WidgetSettings:
                      where: str = "", check: bool = True, **fields: Any) -> S:
         """Parse and validate host options (fence YAML, Sphinx directive, CLI, figure());
         `fields` sets dataclass fields that are not options (e.g. the CLI's --catalog).
-        `check=False`: the options' types only, not check() (the render-ahead plan, which
-        only needs a block's cache key; the page's own conversion checks it in full)."""
+        `check=False`: the options' types only, not check()."""
         checked = check_types(options or {}, cls.OPTIONS, where=where)
         by_name = {o.name: o for o in cls.OPTIONS}
         values = {by_name[k].attr: v for k, v in checked.items()}

@@ -1,6 +1,6 @@
 """The budget's fences as HTML blocks, without Bokeh: ```roofline-budget (its static first
-frame, caption and the Bokeh layout, which layout.py builds when the block's item is made,
-here or in the render-ahead worker) and ```roofline-budget-table (static tables)."""
+frame, caption and the Bokeh layout, which layout.py builds when the block's item is made)
+and ```roofline-budget-table (static tables)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def budget_block(settings: BudgetSettings) -> str:
         return (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
                 + drawn["svg"])
 
-    def layout():   # Bokeh's part: built here, or by the render-ahead worker (embed.deferring)
+    def layout():   # Bokeh's part, built only when the block is drawn (not on a cache hit)
         from roofline.widgets.budget.layout import _build
         return _build(settings, settings.payload())
     return block(layout, height_px=settings.height_px, label=settings.label,

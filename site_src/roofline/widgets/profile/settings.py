@@ -86,7 +86,7 @@ class ProfileSettings(WidgetSettings):
 
     def report(self) -> dict:
         """The trace's analysis (a copy: the caller owns it), kept per version of the trace and
-        measurement files: a build checks a fence (render-ahead's plan, the page) and draws it."""
+        measurement files: a build checks a fence and then draws it."""
         from roofline.model import datafile as _toml
         path = resolve(self.trace, folder=True)
         if path.is_dir():   # the ranks of one job: the key is every rank file's

@@ -35,7 +35,7 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
         from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX
         height += PICKER_HEIGHT_PX
 
-    def layout():   # Bokeh's part: built here, or by the render-ahead worker (embed.deferring)
+    def layout():   # Bokeh's part, built only when the block is drawn (not on a cache hit)
         from roofline.widgets.roofline.layout import build_layout
         return build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     return block(layout, height_px=height, label=label or settings.label,
