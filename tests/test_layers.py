@@ -262,3 +262,53 @@ def test_seeded_a_new_edge_the_page_does_not_draw_is_caught(package_imports):
     assert drawn != made
     assert made["render"][0] - drawn["render"][0] == {"widgets"}
     assert made["model"][1] - drawn["model"][1] == {"bokeh"}
+
+
+# ------------------------------------------------------------- ARCHITECTURE.md's picture
+
+def drawn_picture(text: str) -> list[tuple[str, set[str]]]:
+    """The picture of the layers (the first ```text block under "## The layers"), top to
+    bottom: (layer, the packages its "+ a, b" notes name)."""
+    body = text.split("## The layers", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    picture: list[tuple[str, set[str]]] = []
+    for line in body.splitlines():
+        name = line[:18].strip()
+        if name.endswith("/"):
+            picture.append((name[:-1], set()))
+        if "+ " in line and picture:
+            picture[-1][1].update(n.strip() for n in line.rsplit("+ ", 1)[1].split(","))
+    return picture
+
+
+def picture_errors(picture: list[tuple[str, set[str]]],
+                   table: dict[str, tuple[set[str], set[str]]]) -> list[str]:
+    """How the picture departs from the imports: a subpackage missing or extra, a layer that
+    imports one drawn above it, a note naming a package its layer does not import."""
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    order = [layer for layer, _ in picture]
+    errors = [f"not drawn: {p}" for p in sorted(packages - set(order))]
+    errors += [f"drawn, not a package: {p}" for p in order if p not in packages]
+    for i, (layer, notes) in enumerate(picture):
+        ours, others = table.get(layer, (set(), set()))
+        errors += [f"{layer} imports {up}, drawn above it" for up in sorted(ours & set(order[:i]))]
+        errors += [f"{layer}'s note names {n}, which it does not import"
+                   for n in sorted(notes - others)]
+    return errors
+
+
+def test_the_architecture_picture_is_the_import_graph(package_imports):
+    picture = drawn_picture(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert [layer for layer, _ in picture] == list(LAYERS)
+    assert picture_errors(picture, layer_table(*package_imports)) == []
+
+
+def test_seeded_a_picture_out_of_order_or_with_a_wrong_note_is_caught(package_imports):
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = layer_table(*package_imports)
+    picture = drawn_picture(text)
+    swapped = [picture[0], picture[2], picture[1], *picture[3:]]   # widgets above hosts
+    assert "hosts imports widgets, drawn above it" in picture_errors(swapped, table)
+    noted = [(layer, notes | {"torch"} if layer == "model" else notes)
+             for layer, notes in picture]
+    assert picture_errors(noted, table) == ["model's note names torch, which it does not import"]
+    assert picture_errors(picture[1:], table) == ["not drawn: cli"]

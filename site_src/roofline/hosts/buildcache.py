@@ -1,10 +1,8 @@
 """The on-disk cache of widget HTML: a warm build (or a `mkdocs serve` rebuild of an unchanged
 widget) reads each block from disk and never imports Bokeh.
 
-A block's key hashes everything its HTML depends on: the kind and its validated settings, the
-content of every data file it can read (the package's, ROOFLINE_CATALOG's, those the settings
-name), our Python and JavaScript, and Bokeh's and this package's versions. Contents are
-hashed, not dates: a touched but unchanged file still hits, an edit misses.
+A block's key hashes all its HTML depends on: the kind and its settings, the content of every
+data file it can read, our Python and JavaScript, Bokeh's and this package's versions.
 
 The MkDocs plugin makes one `Cache` per build in `.cache/roofline/` beside mkdocs.yml and hands
 it to its fences; anyone else (the CLI, Sphinx, a notebook, tests) caches only where

@@ -1,27 +1,13 @@
 """The one door every host goes through: options → settings → rendered block.
 
-    settings = door.settings("roofline", {"hardware": "a100-sxm-80gb"}, where="docs/a.md:12")
-    html = door.render(settings)                          # the page's HTML block
-    html = door.render_widget("roofline", {...}, where="docs/a.md:12")   # both at once
+    html = door.render_widget("roofline", {"hardware": "a100-sxm-80gb"}, where="docs/a.md:12")
 
-The fence (hosts/fences.py), the Sphinx directive (hosts/sphinx.py), the notebook and
-`roofline.figure()` (hosts/notebook.py) and the CLI (cli/plot.py, cli/export.py) all come in
-here, so a widget kind is parsed, validated, defaulted and rendered one way whatever hosts it.
-
-Errors: bad input — an unknown option, a value of the wrong type, an id the catalog lacks, a
-data file a widget names that is broken — is a `WidgetOptionError`: "where: option 'x': what
-is wrong" (`.where`, `.option`), made by the kind's settings class (`option_error`), the one
-place a model error's field becomes an option. Anything else (a KeyError, a Bokeh error) is a
-bug in this package and propagates as itself, traceback and all: it is never reworded as the
-author's mistake.
-
-Warnings: what valid settings will not show (a requested roof the chip has no figure for,
-`WidgetSettings.warnings()`) is reported, never dropped silently: each host passes `warn`
-(Sphinx's logger, the CLI's stderr line, Python's warnings for `roofline.figure()`); without
-one it goes to the MkDocs log ("where: option 'x': what").
-
-Adding a widget kind: its settings class (a WidgetSettings, see roofline/widgets/base.py) and
-its renderer `render(settings) -> str` in roofline/widgets/<kind>/, then one line in KINDS.
+The fence, the Sphinx directive, the notebook, `roofline.figure()` and the CLI all come in here,
+so a kind is parsed, validated, defaulted and rendered one way whatever hosts it. Bad input is a
+`WidgetOptionError` ("where: option 'x': what is wrong", made by the kind's settings class);
+any other exception is a bug in this package and propagates as itself. Warnings (what valid
+settings will not show) go to the host's `warn`, else the MkDocs log. A new kind: its settings
+class and renderer in roofline/widgets/<kind>/, then one line in KINDS.
 """
 
 from __future__ import annotations

@@ -1,22 +1,14 @@
 """The superfences custom fences (```roofline and friends), one per widget kind of the door.
 
-Each fence parses its body as YAML and goes through the door (roofline.hosts.door: the kind's
-settings object, then its renderer). A bad option becomes a `FenceError`, one line naming the
-page, the option's line and the option:
+Each fence parses its body as YAML and goes through the door. A bad option is a `FenceError`,
+one line naming the page, the option's line and the option (a SuperFencesException, which
+superfences lets through, and an MkDocs PluginError, printed without a traceback):
 
     docs/index.md:7: ```roofline fence: option 'precison': unknown option (valid: …)
 
-What valid options will not show (a ceiling the chip has no figure for) is a warning in the
-MkDocs log at the option's line, in the same form (`strict: true` fails the build on it).
-
-FenceError is a SuperFencesException (anything else superfences swallows, leaving a plain code
-block) and an MkDocs PluginError (MkDocs prints it as one line, with no traceback). A bug in
-this package (any other exception) is not the author's mistake and is not reworded: it is
-re-raised as `FenceBug`, a SuperFencesException chained to the original, so the build stops
-with the original traceback instead of superfences swallowing it.
-
-The MkDocs plugin installs FENCES; a Zensical or any Python-Markdown site can name one
-directly: `format: !!python/name:roofline.hosts.fences.roofline_fence`.
+A warning goes to the MkDocs log in the same form. Any other exception is a bug: re-raised as
+`FenceBug`, chained to the original. The MkDocs plugin installs the fences; a Zensical or any
+Python-Markdown site can name one: `format: !!python/name:roofline.hosts.fences.roofline_fence`.
 """
 
 from __future__ import annotations

@@ -1,27 +1,14 @@
 """Jupyter output and standalone files for `roofline.figure(...)`.
 
-`roofline.figure()` returns the widget's Bokeh layout, still a plain Bokeh model for
-`bokeh.io.show`, `file_html` and `json_item` (it serialises as the same Bokeh type), with:
-
-- `_repr_mimebundle_`: a notebook cell whose value is the figure shows it, offline. The output
-  is the ```roofline fence's block for the same options, made by the one door
-  (roofline.hosts.door.render, through the build cache when ROOFLINE_CACHE_DIR is set), plus
-  what the page lacks to draw it: BokehJS and the loader travel in the first output of the
-  kernel session only, and each shared callback module once, as inert text that
-  notebook_boot.js evaluates; later outputs carry their block and that script (tens of KB).
-  Nothing comes from a CDN, and a saved notebook, or its HTML export, still shows every plot.
-- `.save(path)`: one self-contained HTML file (BokehJS inlined) that opens from disk.
-- `.html()`: that file's text.
-
-Which output carries a piece: the first to need it in the kernel session; again when the cell
-that carried it runs again (its new output replaces the old one) or was deleted (JupyterLab
-and Notebook 7 name the cell of each request); in every output on Colab, which shows each
-output in a frame of its own. A block whose pieces are not on the page (their output was
-cleared) keeps its static first frame and says how to bring it to life.
-
-The layout is not tied to a Bokeh Document (the widget's layout makes one for hosts without
-our loader): `bokeh.io.show(fig)` adds it to its own, and any Document it joins gets the
-widget's first-frame callbacks on document_ready.
+`roofline.figure()` returns the widget's Bokeh layout (still a plain Bokeh model for
+`bokeh.io.show`, `file_html`, `json_item`) with:
+- `_repr_mimebundle_`: the fence's block for the same options (through roofline.hosts.door),
+  plus what the page lacks to draw it, offline: BokehJS and the loader in the first output of
+  the kernel session that needs them (again where that output was replaced or deleted; in
+  every output on Colab, whose outputs are separate frames), each callback module once, as
+  inert text that notebook_boot.js evaluates. A saved notebook still shows every plot;
+- `.save(path)` / `.html()`: one self-contained HTML file (BokehJS inlined) that opens from disk.
+A block whose pieces were cleared keeps its static first frame and says how to redraw it.
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
-"""Sphinx extension: `extensions = ["roofline.sphinx"]` adds the `roofline` directive (and
-`roofline-budget`, `roofline-budget-table`, `roofline-measurement`), the MkDocs fences' twins.
+"""Sphinx extension: `extensions = ["roofline.sphinx"]` adds the `roofline` directive and one
+per widget kind (the MkDocs fences' twins), in reST (`.. roofline::`) or MyST (```{roofline}
+or :::{roofline}).
 
-Three spellings reach the same code (the last two need myst-parser)::
-
-    .. roofline::                       ```{roofline}                 :::{roofline}
-       :hardware: a100-sxm-80gb         :hardware: a100-sxm-80gb      :hardware: a100-sxm-80gb
-       :ai: 2                           ai: 2                         :::
-                                        ```
-
-Options may be given as directive options (`:ai: 2`), as a YAML body exactly like the MkDocs
-fence's (`ai: 2`), or both (a key given twice is an error). Values are read as YAML, so
-`:ops: [rmsnorm, softmax]` is a list; `:ops: rmsnorm, softmax` is accepted too.
-
-Every option goes through the widget layer's one validation path (`render()` below), so a bad
-option fails the build with `file:line: ERROR: roofline directive: option 'x': …`, the line being
-the option's own (non-zero exit under `-W`). BokehJS and the loader are written once per build
-into `_static/roofline/` (only when some page has a plot) and linked only from pages that have
-one; nothing is fetched from outside, so the pages also work from file://. Dark mode follows
-furo's `body[data-theme]` and pydata-sphinx-theme's `html[data-theme]` (see render/js/loader.js);
-themes without a dark mode (alabaster) keep the plot light.
+Options come as directive options (`:ai: 2`), a YAML body like the fence's, or both (a key
+given twice is an error); values are read as YAML. Every option goes through the door, so a bad
+one fails the build with `file:line: ERROR: roofline directive: option 'x': …` at the option's
+line. BokehJS and the loader are written once per build into `_static/roofline/` (only when a
+page has a plot) and linked only from such pages: nothing is fetched from outside. Dark mode
+follows furo's and pydata-sphinx-theme's `data-theme` (render/js/loader.js).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Roofline maths. Scalar or numpy arrays in, same shape out; SI units throughout.
 
-numpy is imported by the array paths only: a site build passes plain floats, and its process
-never needs numpy's import (~0.07 s, a tenth of a bare MkDocs build)."""
+numpy is imported by the array paths only: plain floats skip its overhead."""
 
 from __future__ import annotations
 

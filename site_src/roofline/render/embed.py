@@ -1,23 +1,14 @@
 """Turn any Bokeh layout into an HTML block that the roofline loader brings to life.
 
-    from roofline.render.embed import block
     html = block(layout, height_px=640, label="Time budget of one training step")
 
-The block is one `<div class="roofline-block">` holding
-- the layout as an inline `json_item` in `<script type="application/json">` (no fetch, so it works
-  from file://; inline, so the page is one request),
-- an empty `.roofline-target` the loader embeds into, with `min-height` reserving the plot's
-  height so nothing below it shifts when BokehJS arrives,
-- a `<noscript>` line for readers without JavaScript.
-
-BokehJS (core + widgets) is loaded lazily by `roofline-loader.*.js` when the block comes near the
-viewport; the loader must be on the page: the MkDocs plugin adds it to every page, `page()` below
-adds it for standalone files. The loader also re-colours every Figure/axis/grid/title/legend for
-Material's dark scheme, and any model whose `tags` include "ink" (or "ink-muted") gets the page's
-foreground (or muted) colour as its `text_color`/`line_color`.
-
-Output is deterministic: Bokeh's model ids are renumbered from p1000 in order of appearance, so
-the same layout gives byte-identical HTML in any process.
+The block is one `<div class="roofline-block">`: the layout as an inline `json_item` (works
+from file://, one request), an empty `.roofline-target` whose `min-height` reserves the plot's
+height, the static first frame if given, and a `<noscript>` line. `roofline-loader.*.js` (on
+every page through the MkDocs plugin, or added by `page()`) loads BokehJS when the block nears
+the viewport and re-colours the plot for Material's dark scheme ("ink"/"ink-muted" tags).
+Bokeh's model ids are renumbered from p1000 in order, so the same layout gives the same bytes
+in any process.
 """
 
 from __future__ import annotations
@@ -54,8 +45,8 @@ def item_json(layout: Model) -> str:
 
 def as_json_text(value: Any) -> str:
     """A large callback argument as compact JSON text (render/js/jsonarg.mjs parses it once):
-    Bokeh walks a nested value element by element for references and again to encode it
-    (half the budget block's drawing, for its 240 KB payload); a string is one value."""
+    Bokeh walks a nested value element by element for references and again to encode it; a
+    string is one value."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 

@@ -1,17 +1,12 @@
-"""Our ES modules, run at build time in an embedded JavaScript engine, so a figure's static
-first frame is drawn by the very code the browser runs (the scene, the label layout, the chart
-drawing): each rule is written once, in JavaScript. The engine is QuickJS (the `quickjs-ng`
-wheel from PyPI: no Node, no network, a few MB); `pip install -e . && mkdocs serve` needs
-nothing else.
+"""Our ES modules, run at build time in an embedded JavaScript engine (QuickJS, the `quickjs-ng`
+wheel: no Node, no network), so a figure's static first frame is drawn by the very code the
+browser runs: each rule is written once, in JavaScript.
 
-    from roofline.render.jsengine import call
     svg = call(Path(".../static.mjs"), "staticFigure", payload, 400)
 
-`call(entry, name, *args)` bundles `entry` with the modules it imports (render/jsmodule.py, as
-the browser gets them), evaluates it once per thread and per version of its text (an edited
-file is picked up by `mkdocs serve`), and calls its export `name` with the arguments passed as
-JSON, returning the JSON result. A JavaScript exception is a bug in our code: it is raised as
-`JSError` with the script's message and stack.
+`call` bundles the entry with its imports (render/jsmodule.py), evaluates it once per thread
+and per version of its text (`mkdocs serve` picks up an edit), and calls the export with JSON
+arguments. A JavaScript exception is a bug in our code, raised as `JSError` with its stack.
 """
 
 from __future__ import annotations

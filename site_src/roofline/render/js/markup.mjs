@@ -2,8 +2,8 @@
 //
 // Any change to a Bokeh markup model (a Div's text, its css_classes) makes its view render
 // again and compute the layout of its whole root, canvas included: on the lesson a preset
-// change set three such values, two and a half layouts of the root, about 30 ms of the main
-// thread (BENCHMARKS.md, 2026-12-04). Here the model takes the new values silently, so it stays
+// change set three such values, two and a half layouts of the root (BENCHMARKS.md has the
+// time). Here the model takes the new values silently, so it stays
 // the record that any later render (a resize, a new theme) draws from, and each of its views
 // gets them in its DOM at once. Should that change the Div's size (a readout that wraps onto
 // another line), Bokeh's own resize observer lays the root out again: only then.

@@ -58,7 +58,7 @@ function writeURL(state) { writeURLSoon((search) => stateQuery(search, state)); 
 // ---------------------------------------------------------------- the live layer (per change)
 
 // A slider tick moves only the reader's point and the AI line. Bokeh repaints its canvas for
-// any renderer change, overlay level or not (in software here: 6–40 ms a tick), so these two
+// any renderer change, overlay level or not (the whole canvas, each tick), so these two
 // are drawn in a small SVG laid over the canvas: a tick sets a few attributes and Bokeh paints
 // nothing. The Bokeh models stay the record of what is shown (the `marker` source, the
 // `ai-line` Span with its themed colour); positions come from the plot view's own frame

@@ -51,7 +51,7 @@ def _data_keys(model_id: str) -> tuple:
 
 def model_entry(model_id: str, precisions, catalog) -> dict:
     """A model's payload entry: its terms at each precision. Solving and checking the terms
-    takes ~20 ms per precision; a build asks for the same model in every block and marker, so
+    is the slow part; a build asks for the same model in every block and marker, so
     the entry is kept per version of the files it reads (a copy is returned: callers own it)."""
     byte_sizes = tuple((p, catalog.precision(p).bytes_per_element) for p in precisions)
     return copy.deepcopy(_model_entry(model_id, byte_sizes, _data_keys(model_id)))
