@@ -1,0 +1,68 @@
+"""Twins: a function name defined in both our Python and our JavaScript (camelCase = snake_case,
+a leading underscore ignored), read with ast and a regex over top-level definitions. Each twin
+is a rule the reader can find written twice; issue #48 asks for at most 15. The count may only
+fall: TODAY is lowered as twins go, and the issue's aim is an expected failure until it holds."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from importgraph import write_tree
+
+SITE_SRC = Path(__file__).resolve().parent.parent / "site_src"
+TODAY = 28   # counted at 2026-12-07 (issue #48 said 23, counting another way)
+AIM = 15
+_JS_DEF = re.compile(
+    r"^(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)"
+    r"|^(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s*)?"
+    r"(?:function|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)", re.M)
+
+
+def snake(name: str) -> str:
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().lstrip("_")
+
+
+def twins(root: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """name -> (the Python files defining it, the JS files defining it), for names in both.
+    Top-level definitions only; the benchmarks and vendored bundles are not ours to count."""
+    py: dict[str, set[str]] = {}
+    js: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        if "benchmarks" in path.parts:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                py.setdefault(snake(node.name), set()).add(str(path.relative_to(root)))
+    for path in [*root.rglob("*.mjs"), *root.rglob("*.js")]:
+        if "vendor" in path.parts:
+            continue
+        for m in _JS_DEF.finditer(path.read_text(encoding="utf-8")):
+            js.setdefault(snake(m.group(1) or m.group(2)), set()).add(str(path.relative_to(root)))
+    return {n: (sorted(py[n]), sorted(js[n])) for n in sorted(py.keys() & js.keys())}
+
+
+def test_the_twins_do_not_grow():
+    found = twins(SITE_SRC)
+    assert len(found) <= TODAY, "\n".join(f"{n}: {p} / {j}" for n, (p, j) in found.items())
+
+
+@pytest.mark.xfail(strict=True, reason=f"issue #48: at most {AIM} twins; {TODAY} today")
+def test_at_most_fifteen_twins():
+    assert len(twins(SITE_SRC)) <= AIM
+
+
+def test_seeded_a_twin_is_counted(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/fmt.py": "def tflops(x):\n    return x\ndef _ms(x):\n    def inner():\n"
+                      "        pass\n    return x\ndef python_only():\n    pass\n",
+        "pkg/format.mjs": "export function tflops(x) { return x; }\n"
+                          "export const ms = (x) => x;\nfunction innerOnly() {\n"
+                          "  function inner() {}\n}\nconst pythonOnlyValue = 3;\n",
+        "pkg/vendor/x.js": "function pythonOnly() {}\n",
+        "benchmarks/b.py": "def inner_only():\n    pass\n"})
+    assert twins(tmp_path) == {"ms": (["pkg/fmt.py"], ["pkg/format.mjs"]),
+                               "tflops": (["pkg/fmt.py"], ["pkg/format.mjs"])}
