@@ -401,3 +401,20 @@ def test_cli_budget_reads_the_launch_floor_and_reports_a_bad_one_in_one_line(tmp
     assert json.loads(capsys.readouterr().out)["assumptions"]["launch_overhead_s"] == 6e-6
     assert main(["budget", "--launch-overhead", "1e-6", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["assumptions"]["launch_overhead_s"] == 1e-6
+
+
+def test_the_overlap_is_a_data_files_assumption(tmp_path):
+    """#46: the share of the all-reduce hidden behind the backward pass is data/overlap.toml's,
+    with its basis ("assumption"), not a constant in code. Seeded: a file whose figure is out
+    of range, or whose basis is unknown, is named."""
+    from roofline.model.overlap import load_overlap, overlap_path
+    o = load_overlap()
+    assert Assumptions().overlap_fraction == o.fraction and o.basis == "assumption"
+    assert o.url.startswith("https://") and o.date
+    text = overlap_path().read_text(encoding="utf-8")
+    for old, new, field in (("value = 0.8", "value = 1.5", "value"),
+                            ('basis = "assumption"', 'basis = "guess"', "basis")):
+        bad = tmp_path / f"{field}.toml"
+        bad.write_text(text.replace(old, new), encoding="utf-8")
+        with pytest.raises(RooflineError, match=field):
+            load_overlap(bad)

@@ -39,6 +39,11 @@ def budget_default(ctx: Context, *, name: str) -> str:
     a = Assumptions()
     if name == "kernel_efficiency":  # the chip's measured ceiling ÷ peak, not an Assumptions field
         return fmt.num(example_budget(ctx.catalog).gemm_efficiency, 3)
+    if name == "overlap_basis":  # data/overlap.toml's basis, said as such
+        from roofline.model.overlap import load_overlap
+        o = load_overlap()
+        return html.escape(f"an {o.basis}: no source here measures it; the mechanism is "
+                           f"{o.source_short}, which hides all but the last bucket")
     if name in DEFAULTS:
         return DEFAULTS[name](a)
     if name in EXAMPLE_FIELDS:
@@ -48,7 +53,7 @@ def budget_default(ctx: Context, *, name: str) -> str:
     if name == "adam_bytes_per_param":
         return fmt.num(ADAM_STATE_BYTES_PER_PARAM, 3)
     raise RooflineError(f"unknown default {name!r}", field="name",
-                        valid=["kernel_efficiency", *DEFAULTS, *EXAMPLE_FIELDS,
+                        valid=["kernel_efficiency", "overlap_basis", *DEFAULTS, *EXAMPLE_FIELDS,
                                "bytes_per_param",
                                "adam_bytes_per_param"])
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 
@@ -20,10 +19,8 @@ from roofline.model.transformer import check_run, get_model
 from roofline.widgets.budget.tables import efficiency_words
 from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write
 
-# The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
-# read in run() (building the parser reads no data file, so a bad one is one error line).
-_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Assumptions)
-             if f.default is not dataclasses.MISSING}
+# Building the parser reads no data file (the launch gap and the all-reduce overlap default to
+# data/overhead.toml's and data/overlap.toml's, read in run()), so a bad one is one error line.
 # The model's field names for the options they come from, so errors name the option.
 FIELD_ALIASES = {"kernel_efficiency": "efficiency", "launch_overhead_s": "launch-overhead",
                  "dp_degree": "dp", "overlap_fraction": "overlap"}
@@ -72,7 +69,7 @@ def add_parser(sub) -> None:
                         f"(default: {EXAMPLE.dp_degree})")
     p.add_argument("--overlap", default=None, metavar="F",
                    help="with --phase train: share of the all-reduce hidden behind the "
-                        f"backward pass, [0, 1] (default: {_DEFAULTS['overlap_fraction']})")
+                        "backward pass, [0, 1] (default: data/overlap.toml's, an assumption)")
     p.add_argument("--zero", default=None, metavar="0-3",
                    help="with --phase train: ZeRO stage sharding optimizer state (1), gradients "
                         f"(2) and weights (3) over the data-parallel GPUs (default: "
@@ -117,7 +114,6 @@ def from_args(args: argparse.Namespace) -> Budget:
                      "recompute": "--recompute"}, args.phase == "train",
               "with --phase train (inference has no gradient all-reduce)")
     dp = args.dp if args.dp is not None else str(EXAMPLE.dp_degree)
-    overlap = args.overlap if args.overlap is not None else str(_DEFAULTS["overlap_fraction"])
     catalog = default_catalog(args.catalog)
     hw = catalog[args.hardware]
     b = catalog.precision(args.precision).bytes_per_element
@@ -126,12 +122,13 @@ def from_args(args: argparse.Namespace) -> Budget:
     launch_s = (_number(args.launch_overhead, "launch-overhead")
                 if args.launch_overhead is not None
                 else load_launch().mode_seconds(args.launch or "eager"))
+    overlap = ({} if args.overlap is None else
+               {"overlap_fraction": _number(args.overlap, "overlap")})
     assumptions = Assumptions(
         kernel_efficiency=(None if args.efficiency is None
                            else _number(args.efficiency, "efficiency")),
         launch_overhead_s=launch_s,
-        dp_degree=_positive_int(dp, "dp"),
-        overlap_fraction=_number(overlap, "overlap"))
+        dp_degree=_positive_int(dp, "dp"), **overlap)
     zero = _number(args.zero, "zero", int) if args.zero is not None else EXAMPLE.zero_stage
     if zero not in ZERO_STAGES:
         raise RooflineError(f"must be 0, 1, 2 or 3, got {args.zero!r}", field="zero")
