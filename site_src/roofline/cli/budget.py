@@ -16,7 +16,7 @@ from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
 from roofline.model.compare import check_batch_fits_somewhere
 from roofline.model.transformer import check_run, get_model
-from roofline.widgets.budget.tables import efficiency_words
+from roofline.widgets.budget.tables import efficiency_words, leak_table
 from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write
 
 # Building the parser reads no data file (the launch gap and the all-reduce overlap default to
@@ -191,21 +191,24 @@ def class_table(bg: Budget) -> Table:
                                      "forward):")
 
 
-def waterfall_table(bg: Budget) -> Table:
-    rows = [{"term": "peak", "time_s": bg.ideal_time_s, "loss": None, "level": 1.0}]
-    rows += [{"term": t.label, "time_s": t.time_s, "loss": -t.loss, "level": t.level_after}
-             for t in bg.waterfall()]
-    cols = (Column("term", "From 100 % of peak"),
-            Column("time_s", "Time", fmt.seconds, "right"),
-            # points of peak as the budget page's waterfall prints them (3 figures)
-            Column("loss", "Change", lambda x: f"-{fmt.num(-x * 100, 3)} pt" if x else "0 pt",
-                   "right"),
-            Column("level", "MFU after", fmt.percent, "right"))
-    return Table(cols, tuple(rows), caption="From peak to the MFU estimate, one step:")
+def overlap_words(bg: Budget) -> str | None:
+    """The all-reduce line of a data-parallel training step: the GPUs, the share hidden behind
+    the backward pass and its basis (data/overlap.toml's is an assumption, said so)."""
+    a = bg.assumptions
+    if bg.phase != "train" or a.dp_degree == 1:
+        return None
+    from roofline.model.overlap import load_overlap
+    o = load_overlap()
+    basis = (f"an {o.basis}, data/overlap.toml" if a.overlap_fraction == o.fraction
+             else "as given")
+    return (f"gradient all-reduce over {a.dp_degree:,} GPUs, "
+            f"{fmt.num(a.overlap_fraction * 100, 3)} % of it hidden behind the backward pass "
+            f"({basis})")
 
 
 def as_json(bg: Budget) -> dict:
     """Every figure of a budget, SI units: what --format json prints."""
+    from roofline.model.leaks import leak_account
     classes = bg.by_class()
     terms = bg.waterfall()
     return {
@@ -246,6 +249,11 @@ def as_json(bg: Budget) -> dict:
         "communication_time_s": bg.communication_time_s,
         "waterfall": [{"key": t.key, "label": t.label, "time_s": t.time_s,
                        "loss": t.loss, "level_after": t.level_after} for t in terms],
+        # The ranked account (roofline.model.leaks): share of step time and points of MFU
+        # recovered (as fractions), largest first.
+        "leaks": [{"key": x.key, "label": x.label, "time_s": x.time_s,
+                   "share_of_step_time": x.share, "mfu_recovered": x.recovered,
+                   "mfu_without": x.mfu_without} for x in leak_account(bg).leaks],
         "layer_ops": [{"op": name, "class": cls, "kernel": k.name,
                        "intensity_flops_per_byte": k.intensity_flops_per_byte}
                       for name, cls, k in bg.layer_map],
@@ -280,6 +288,7 @@ def run(args: argparse.Namespace) -> int:
              f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}; {launches}",
              efficiency_words(bg),
+             *filter(None, [overlap_words(bg)]),
              f"step {fmt.seconds(bg.step_time_s)} at the roofline"
              + (f" ({fmt.seconds(bg.recompute_time_s)} of it recomputation)"
                 if bg.recompute_time_s else "")
@@ -298,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
     hint = "--format json has every figure."
     lines = [part for line in lines for part in wrap(line, width)]
     out = ("\n".join(lines) + class_table(bg).as_text(width, hint=hint) + "\n"
-           + waterfall_table(bg).as_text(width, wrap=("term",), hint=hint))
+           + leak_table(bg).as_text(width, wrap=("leak",), hint=hint))
     saved = bg.bytes_saved()
     if saved:
         out += "\nbytes kept off HBM per step: " + ", ".join(

@@ -325,9 +325,12 @@ class Budget:
     @property
     def overhead_times_s(self) -> dict[str, float]:
         """What the roofline does not see, in seconds per step: GEMMs short of their bound
-        (recomputed ones too), launch gaps, the exposed share of the communication."""
-        times = dict(term_times(self.components(), self.factors))
-        return {k: times[k] for k in ("efficiency", "launch", "communication")}
+        (recomputed ones too), launch gaps (recomputed kernels' too), the exposed share of the
+        communication. The waterfall charges the recomputed kernels' part to recomputation."""
+        c, f = self.components(), self.factors
+        return {"efficiency": (c["gemm_pass"] + c["recompute_gemm"]) * f["waste"],
+                "launch": (c["launches"] + c["recompute_launches"]) * f["launch_s"],
+                "communication": c["communication"] * f["exposed"]}
 
     def waterfall(self) -> list[WaterfallTerm]:
         """From 100 % of peak down to the MFU: each cause loses its share of the step's time
