@@ -116,11 +116,17 @@ def test_the_gemm_efficiency_is_the_chips_measured_ceiling():
     given = example_budget(kernel_efficiency=0.5)
     assert (given.efficiency_basis, given.gemm_efficiency) == ("override", 0.5)
     # Only the GEMMs (and their recomputed copies) are stretched: the memory-bound ops,
-    # attention and the optimizer stay at their bound.
+    # attention and the optimizer stay at their bound. The waterfall charges the recomputed
+    # GEMMs' shortfall to recomputation, so that removing recomputation removes all it costs.
     c = example.components()
     waste = 1 / example.gemm_efficiency - 1
-    eff = {t.key: t.time_s for t in example.waterfall()}["efficiency"]
-    assert eff == pytest.approx((c["gemm_pass"] + c["recompute_gemm"]) * waste, rel=1e-12)
+    times = {t.key: t.time_s for t in example.waterfall()}
+    assert times["efficiency"] == pytest.approx(c["gemm_pass"] * waste, rel=1e-12)
+    assert times["recompute"] == pytest.approx(
+        c["recompute"] + c["recompute_gemm"] * waste
+        + c["recompute_launches"] * example.assumptions.launch_overhead_s, rel=1e-12)
+    assert example.overhead_times_s["efficiency"] == pytest.approx(
+        (c["gemm_pass"] + c["recompute_gemm"]) * waste, rel=1e-12)
     assert c["gemm_pass"] < c["pass"]
     assert example_budget(kernel_efficiency=1.0).mfu_estimate > example.mfu_estimate
     unfused, fused = example_budget(fusions=()), example_budget(fusions=FUSIONS)
@@ -401,3 +407,43 @@ def test_cli_budget_reads_the_launch_floor_and_reports_a_bad_one_in_one_line(tmp
     assert json.loads(capsys.readouterr().out)["assumptions"]["launch_overhead_s"] == 6e-6
     assert main(["budget", "--launch-overhead", "1e-6", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["assumptions"]["launch_overhead_s"] == 1e-6
+
+
+def test_removing_a_leak_is_the_step_without_it():
+    """roofline.model.leaks: the points of MFU recovered by removing recomputation are the
+    MFU of the same step run without it (the waterfall charges recomputation all it costs:
+    its kernels, its GEMMs' shortfall, its launches); each leak's share of step time is
+    larger than what removing it gives back, and the shares and the MFU add up to 1."""
+    from roofline.model.leaks import leak_account
+    bg = example_budget()
+    acc = leak_account(bg)
+    rec = next(x for x in acc.leaks if x.key == "recompute")
+    assert rec.mfu_without == pytest.approx(example_budget(recompute="none").mfu_estimate,
+                                            rel=1e-12)
+    assert acc.mfu == pytest.approx(bg.mfu_estimate, rel=1e-12)
+    assert sum(x.share for x in acc.leaks) + acc.useful_share == pytest.approx(1, rel=1e-12)
+    assert all(x.recovered < x.share or x.share == 0 for x in acc.leaks)
+    assert [x.time_s for x in acc.leaks] == sorted((x.time_s for x in acc.leaks), reverse=True)
+
+
+def test_the_overlap_is_a_data_files_assumption(tmp_path):
+    """#46: the share of the all-reduce hidden behind the backward pass is data/overlap.toml's,
+    with its basis ("assumption"), not a constant in code; the CLI and the budget page say it
+    is an assumption. Seeded: a file whose figure is out of range, or whose basis is unknown,
+    is named."""
+    from roofline.cli.budget import overlap_words
+    from roofline.model.overlap import load_overlap, overlap_path
+    o = load_overlap()
+    assert Assumptions().overlap_fraction == o.fraction and o.basis == "assumption"
+    assert o.url.startswith("https://") and o.date
+    assert "an assumption, data/overlap.toml" in overlap_words(example_budget())
+    import dataclasses
+    given = dataclasses.replace(example_budget(), assumptions=Assumptions(overlap_fraction=0.5))
+    assert "as given" in overlap_words(given)
+    text = overlap_path().read_text(encoding="utf-8")
+    for old, new, field in (("value = 0.8", "value = 1.5", "value"),
+                            ('basis = "assumption"', 'basis = "guess"', "basis")):
+        bad = tmp_path / f"{field}.toml"
+        bad.write_text(text.replace(old, new), encoding="utf-8")
+        with pytest.raises(RooflineError, match=field):
+            load_overlap(bad)

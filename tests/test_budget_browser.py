@@ -16,6 +16,7 @@ from roofline.model.budget import Assumptions, budget
 from roofline.model.example import EXAMPLE
 from roofline.model.memory import Sharding
 from roofline.model.transformer import get_model
+from roofline.widgets.budget.payload import TITLES
 
 pytestmark = pytest.mark.browser
 
@@ -298,7 +299,7 @@ def test_every_reachable_misfit_says_so(built_site, site_server, open_page):
         assert got["batch"] == str(s["batch"]), s
         if m.fits:
             assert "after overheads" in got["readout"] and not got["readout"].startswith("Does"), s
-            assert got["title"] == "From 100 % of peak to MFU"
+            assert got["title"] == TITLES["waterfall"][1]
             continue
         misfits += 1
         assert got["readout"].startswith("Does not fit: "), (s, got["readout"])

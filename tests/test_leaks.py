@@ -6,6 +6,7 @@ against a step seeded to break it, so the check can fail; when the step model ch
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -73,11 +74,16 @@ def test_ranking_block_lists_every_cause_then_reveals_them_in_order(ctx):
     items = re.findall(r"^- (.+)$", listed, re.M)
     assert items == sorted(labels, key=str.lower)
     assert not re.search(r"\d", "".join(items))
-    # The reveal: largest first, with the points each costs and the MFU left.
+    # The reveal: the account, largest first, each leak's share of step time and the points
+    # of MFU removing it would recover, then the useful work left (the MFU).
+    from lesson_site.leaks import LEFT_LABEL
     cells = re.findall(r'data-label="Leak">([^<]+)<', answer)
-    assert cells == [t.label for t in ranked(bg)]
+    assert cells == [html.escape(t.label) for t in ranked(bg)] + [LEFT_LABEL]
     assert fmt.percent(bg.mfu_estimate, 3) in answer
-    assert "<summary>The model's ranking</summary>" in answer
+    assert 'data-label="Share of step time"' in answer
+    assert 'data-label="Points of MFU recovered"' in answer
+    assert 'aria-label="Recomputation as a choice"' in answer
+    assert "<summary>The model's account</summary>" in answer
     assert answer.startswith(' markdown="1">')  # collapsed: no `open` attribute
 
 
@@ -85,12 +91,20 @@ def test_leak_markers_print_the_waterfall(ctx):
     bg = step(ctx)
     terms = {t.key: t for t in bg.waterfall()}
     out = expand("<!-- rl:leak --> <!-- rl:leak key=recompute --> "
+                 "<!-- rl:leak key=recompute field=share --> "
                  "<!-- rl:leak key=recompute field=rank -->", ctx, "t").split()
     rank = [t.key for t in ranked(bg)].index("recompute") + 1
-    assert out == [fmt.percent(bg.mfu_estimate, 3), fmt.num(terms["recompute"].loss * 100, 3),
-                   str(rank)]
+    step_s = bg.ideal_time_s + sum(t.time_s for t in terms.values())
+    t = terms["recompute"].time_s
+    recovered = bg.ideal_time_s / (step_s - t) - bg.ideal_time_s / step_s
+    # The default is the points of MFU recovered, field=share the share of step time: two
+    # different numbers (seeded: they would agree if one were printed for the other).
+    assert out == [fmt.percent(bg.mfu_estimate, 3), fmt.num(recovered * 100, 3),
+                   fmt.percent(t / step_s, 3), str(rank)]
+    assert out[1] != out[2][:-1]
     top = expand("<!-- rl:leaks_top -->", ctx, "t")
     assert top.startswith(ranked(bg)[0].label) and " and " in top
+    assert top.count("of step time") == 2
 
 
 def test_the_lesson_matches_the_budget_page(ctx):

@@ -89,9 +89,8 @@ def test_the_built_pages_print_the_running_examples_figures(built_site, figures)
     assert _find(r'data-label="MFU bound">([^<]+)<', row, "op zoo row")[0] == figures["bound"]
 
     budget = _text(built_site / "budget.html")
-    got = _find(rf"gives {PCT} of peak with GEMMs at the peak and {PCT} at the ceiling",
-                budget, "budget page")
-    assert got[1] == figures["estimate"]
+    got = _find(rf"whose MFU after overheads is {PCT}", budget, "budget page")
+    assert got[0] == figures["estimate"]
     got = _find(rf"Its roofline bound is {PCT}, the recomputed forward pass included; without "
                 rf"it the bound would be {PCT}", budget, "budget page")
     assert got == (figures["bound"], figures["no_recompute"])
@@ -101,58 +100,137 @@ def test_the_built_pages_print_the_running_examples_figures(built_site, figures)
                      rf"{re.escape(figures['estimate'])}", budget), "configs table"
 
 
-def _cli_waterfall(capsys, monkeypatch) -> tuple[dict[str, str], str]:
-    """`roofline budget`'s waterfall as printed: points per cause (by key) and the MFU."""
-    from roofline.model.waterfall import WATERFALL_LABELS
-    monkeypatch.setenv("COLUMNS", "200")   # one line per cause
+ACCOUNT_CELLS = ("Rank", "Leak", "Time per step", "Share of step time",
+                 "Points of MFU recovered")
+
+
+def _account_tables(page: str) -> list[list[tuple[str, ...]]]:
+    """Every copy of the ranked account on a built page, as its rows of printed cells."""
+    out = []
+    for table in re.findall(r'aria-label="The step(?:&#x27;|\')s leaks, ranked".*?</table>',
+                            page, re.S):
+        rows = []
+        for row in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+            cells = dict(re.findall(r'data-label="([^"]+)">([^<]*)<', row))
+            if cells:
+                rows.append(tuple(_html.unescape(cells[c]) for c in ACCOUNT_CELLS))
+        out.append(rows)
+    return out
+
+
+def _cli_account(capsys, monkeypatch) -> tuple[list[tuple[str, ...]], str]:
+    """`roofline budget`'s ranked account as printed (one line per leak at 200 columns), and
+    its MFU after overheads."""
+    monkeypatch.setenv("COLUMNS", "200")
     assert main(["budget"]) == 0
     out = capsys.readouterr().out
-    pts = {}
-    for key, label in WATERFALL_LABELS.items():
-        pts[key] = _find(rf"(?m)^{re.escape(label)}\s+\S+ \S+\s+-?([\d.]+) pt", out,
-                         f"roofline budget: {label}")[0]
+    head = out.index("Points of MFU recovered")
+    rows = re.findall(r"(?m)^ *(\d+|—)  (\S.*?\S) {2,}(\S+ \S?s) +(\S+%) +(\S+)$",
+                      out[head:])
     mfu = _find(rf"after overheads {PCT}", out, "roofline budget")[0]
-    return pts, mfu
+    return [tuple(r) for r in rows], mfu
 
 
-def test_the_waterfall_is_one_account_on_the_lesson_the_budget_page_and_the_cli(
+def test_the_ranked_account_is_one_on_the_lesson_the_budget_page_and_the_cli(
         built_site, capsys, monkeypatch):
-    """#46: the running example's waterfall, with the H100's measured GEMM ceiling, gives the
-    same points per cause and the same MFU in the lesson's ranking, the budget page's
-    waterfall (its static first frame) and `roofline budget`. Seeded: a figure off by a digit
-    is caught (the comparison is of printed strings)."""
-    from roofline.model.waterfall import WATERFALL_LABELS
+    """#46: the running example's leaks, with the H100's measured GEMM ceiling, are one
+    account: the same ranked leaks, labels, seconds, shares of step time and points of MFU
+    recovered in the lesson's §5 (its reveal, the interview answer and the printed answers),
+    on the budget page and from `roofline budget`; its MFU is the lesson's §5, the budget
+    waterfall's last bar and the CLI's; each waterfall bar is the leak's share of step time.
+    Seeded: a figure off by a digit is caught (the comparison is of printed strings)."""
+    from roofline.model.leaks import leak_account
     from roofline.widgets.budget.payload import WATERFALL_ROWS
-    cli, cli_mfu = _cli_waterfall(capsys, monkeypatch)
+    cli, cli_mfu = _cli_account(capsys, monkeypatch)
+    acc = leak_account(example_budget())
+    assert [r[1] for r in cli[:-1]] == [x.label for x in acc.leaks]
+    assert [r[3] for r in cli[:-1]] == sorted((r[3] for r in cli[:-1]),
+                                              key=lambda p: -float(p[:-1]))
 
-    page = (built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html").read_text(
-        encoding="utf-8")
-    keys = {label: key for key, label in WATERFALL_LABELS.items()}
-    rows = re.findall(r'data-label="Leak">([^<]+)</td><td[^>]*data-label="Points, '
-                      r'FlashAttention">([^<]+)<', page)
-    lesson = {keys[_html.unescape(label)]: p for label, p in rows}
-    lesson_mfu = _find(rf"What is left is an MFU of <strong>{PCT}</strong> with "
-                       "FlashAttention", page, "lesson")[0]
+    lesson_path = built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html"
+    lesson_html = lesson_path.read_text(encoding="utf-8")
+    lesson = _account_tables(lesson_html)
+    assert len(lesson) == 2, "§5's reveal and the printed answers"
+    # The interview answer: the same Table as Markdown (raw HTML cannot stand in its box).
+    prompt = lesson_html[lesson_html.index('id="prompt-mfu"'):]
+    prompt = prompt[:prompt.index('class="rl-prompt"')]
+    head = re.findall(r"<th[^>]*>([^<]*)</th>", prompt)
+    assert tuple(head) == ACCOUNT_CELLS, head
+    lesson.append([tuple(_html.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", r))
+                   for r in re.findall(r"<tr>(.*?)</tr>", prompt, re.S)[1:]])
+    budget_html = (built_site / "budget.html").read_text(encoding="utf-8")
+    budget = _account_tables(budget_html)
+    assert len(budget) == 1
+    for copy in lesson + budget:
+        assert copy == cli, (copy, cli)
+
+    # The MFU: the account's last row, §5's sentence, the waterfall's last bar, the CLI.
     section5 = _find(rf"What is left is an MFU of {PCT}, (?:inside|above|below) the",
-                     _text(built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html"),
-                     "lesson §5")[0]
-
-    budget = (built_site / "budget.html").read_text(encoding="utf-8")
-    frame = budget[budget.index("= MFU estimate"):]
+                     _text(lesson_path), "lesson §5")[0]
+    frame = budget_html[budget_html.index("= MFU estimate"):]
     labels = re.findall(r'class="rl-label"[^>]*>([^<]+)</text>', frame)[:len(WATERFALL_ROWS)]
     bars = dict(zip(WATERFALL_ROWS, labels, strict=True))
-    page_pts = {k: "0" if bars[k] == "0 pt" else bars[k].removeprefix("−").removesuffix(" pt")
-                for k in WATERFALL_LABELS}
-    page_mfu = bars["mfu"]
-
-    cli_pts = {k: "0" if float(v) == 0 else v for k, v in cli.items()}
-    assert lesson == page_pts == cli_pts, (lesson, page_pts, cli_pts)
-    assert lesson_mfu == section5 == page_mfu == cli_mfu
-    assert cli_mfu == fmt.percent(example_budget().mfu_estimate, 3)
-    # The efficiency row is the measured ceiling's, not a typed 0.7's.
+    assert cli[-1][3] == section5 == bars["mfu"] == cli_mfu == fmt.percent(acc.mfu, 3)
+    # Each bar is a share of step time: the account's share, in points.
+    for rank, label, _, share, _ in cli[:-1]:
+        key = next(x.key for x in acc.leaks if x.label == label)
+        bar = "0" if bars[key] == "0 pt" else bars[key].removeprefix("−").removesuffix(" pt")
+        assert float(bar) == pytest.approx(float(share[:-1]), abs=0.006), (key, bar, share)
+    # The GEMM row is the measured ceiling's, not a typed 0.7's.
     assert example_budget(kernel_efficiency=0.7).mfu_estimate != example_budget().mfu_estimate
-    seeded = dict(page_pts, efficiency=page_pts["efficiency"] + "1")
-    assert seeded != cli_pts
+    seeded = [r if r[1] != acc.leaks[1].label else (*r[:4], r[4] + "1") for r in cli]
+    assert seeded != budget[0]
+
+
+def test_the_lessons_words_quote_the_account(built_site):
+    """§5's paragraph and the budget page's GEMM paragraph quote the account's figures under
+    their names: "of step time" for a share, "points of MFU" for what a leak gives back."""
+    from roofline.model.leaks import leak_account
+    acc = {x.key: x for x in leak_account(example_budget()).leaks}
+    lesson = _text(built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html")
+    assert (f"recomputed in the backward pass so that the step fits in memory "
+            f"({fmt.percent(acc['recompute'].share, 3)} of step time") in lesson
+    budget = _text(built_site / "budget.html")
+    eff = acc["efficiency"]
+    assert (f"take {fmt.percent(eff.share, 3)} of the step time (share of step time: the "
+            f"waterfall's bar); at the peak they would recover "
+            f"{fmt.num(eff.recovered * 100, 3)} points of MFU (points of MFU recovered") in budget
+
+
+def test_recomputation_is_shown_as_a_choice(built_site):
+    """#46: beside the running example (4 × 4,096, full recomputation) the lesson and the
+    budget page show the largest batch that fits without recomputation, and its MFU, as the
+    memory model finds it (not typed). Seeded: with recomputation the running example's own
+    batch fits, so the alternative is a smaller batch; at a batch that fits without it, the
+    alternative is that batch itself."""
+    from roofline.model.leaks import recompute_choice, without_recompute
+    bg = example_budget()
+    alt = without_recompute(bg)
+    assert alt is not None and alt.fits and alt.sharding.recompute == "none"
+    assert alt.batch < bg.batch
+    bigger = example_budget(batch=alt.batch + 1, recompute="none")
+    assert not bigger.fits, "the alternative is the largest batch that fits"
+    assert without_recompute(example_budget(batch=1)).batch == 1
+    assert [b.batch for b in recompute_choice(bg)] == [bg.batch, bg.batch, alt.batch]
+    want = (f"{alt.batch:,} × {alt.seq:,}, no recomputation", f"{alt.batch * alt.seq:,}",
+            f"{fmt.capacity(alt.memory.total)}, fits", fmt.percent(alt.mfu_estimate, 3))
+    cells = ("Batch × tokens, recomputation", "Tokens per GPU per step",
+             f"Memory per GPU (of {fmt.capacity(bg.capacity_bytes)})", "MFU after overheads")
+    for page in (built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html",
+                 built_site / "budget.html"):
+        s = page.read_text(encoding="utf-8")
+        tables = re.findall(r'aria-label="Recomputation as a choice".*?</table>', s, re.S)
+        assert tables, page.name
+        for t in tables:
+            rows = [dict(re.findall(r'data-label="([^"]+)">([^<]*)<', r))
+                    for r in re.findall(r"<tr>(.*?)</tr>", t, re.S)]
+            rows = [tuple(_html.unescape(r[c]) for c in cells) for r in rows if r]
+            assert rows[-1] == want, (page.name, rows)
+            assert rows[0][3] == fmt.percent(bg.mfu_estimate, 3)
+            assert rows[1][2].endswith("over") and rows[1][3] == "—"  # does not fit: no MFU
+    lesson = _text(built_site / "lessons" / "06-gpus-the-hardware-youre-renting.html")
+    assert (f"without it the step fits only at {alt.batch:,} sequences per GPU, and the model "
+            f"gives {fmt.percent(alt.mfu_estimate, 3)} there") in lesson
 
 
 # The op zoo's training presets and the tokens each one's shape implies (#36: the training
@@ -212,3 +290,23 @@ def test_the_lessons_decode_launch_figure_is_the_command_it_names(built_site, ca
     number = lambda share: re.sub(r"[^0-9.,]", "", fmt.percent(share))  # noqa: E731
     assert got == number(_decode_launch_share(capsys, "none"))
     assert got != number(_decode_launch_share(capsys, "flash"))  # a different workload
+
+
+def block_in_paragraph(page: str) -> list[str]:
+    """Block HTML that Markdown wrapped in a paragraph (raw HTML in an indented box is not
+    parsed as a block): a browser closes the paragraph early and the box's end tags then close
+    the page's columns, so the rest of the page leaves its article (seen on a phone: the
+    lesson's interview prompts beside a half-width article)."""
+    return re.findall(r"<p>\s*<(?:div|table)\b[^>]*>", page)
+
+
+def test_no_account_is_wrapped_in_a_paragraph(built_site):
+    """The account's three copies on the lesson (one in an interview answer's box) and the
+    budget page's stay blocks. Seeded: the account's HTML form in an indented box is caught."""
+    import markdown
+    for page in ("lessons/06-gpus-the-hardware-youre-renting.html", "budget.html"):
+        assert block_in_paragraph((built_site / page).read_text(encoding="utf-8")) == [], page
+    seeded = markdown.markdown('??? question "Q"\n\n    text\n\n    <div class="rl-table">'
+                               "<table><tr><td>1</td></tr></table></div>\n",
+                               extensions=["pymdownx.details", "md_in_html"])
+    assert block_in_paragraph(seeded)

@@ -39,6 +39,11 @@ def budget_default(ctx: Context, *, name: str) -> str:
     a = Assumptions()
     if name == "kernel_efficiency":  # the chip's measured ceiling ÷ peak, not an Assumptions field
         return fmt.num(example_budget(ctx.catalog).gemm_efficiency, 3)
+    if name == "overlap_basis":  # data/overlap.toml's basis, said as such
+        from roofline.model.overlap import load_overlap
+        o = load_overlap()
+        return html.escape(f"an {o.basis}: no source here measures it; the mechanism is "
+                           f"{o.source_short}, which hides all but the last bucket")
     if name in DEFAULTS:
         return DEFAULTS[name](a)
     if name in EXAMPLE_FIELDS:
@@ -48,7 +53,7 @@ def budget_default(ctx: Context, *, name: str) -> str:
     if name == "adam_bytes_per_param":
         return fmt.num(ADAM_STATE_BYTES_PER_PARAM, 3)
     raise RooflineError(f"unknown default {name!r}", field="name",
-                        valid=["kernel_efficiency", *DEFAULTS, *EXAMPLE_FIELDS,
+                        valid=["kernel_efficiency", "overlap_basis", *DEFAULTS, *EXAMPLE_FIELDS,
                                "bytes_per_param",
                                "adam_bytes_per_param"])
 
@@ -103,9 +108,8 @@ def budget_mfu(ctx: Context, *, fuse: str = "example", field: str = "estimate",
                phase: str = EXAMPLE.phase, batch: int = EXAMPLE.batch, zero: int = -1,
                recompute: str = "stated") -> str:
     """The running example (or a variant): estimate (MFU after overheads), bound (the roofline
-    bound, recomputation included), bound_no_recompute, or efficiency_cost (the points of MFU
-    the GEMMs' ceiling costs: the estimate at efficiency 1 minus the estimate at `efficiency`,
-    each as printed, so the three add up as printed)."""
+    bound, recomputation included) or bound_no_recompute. What a leak costs is the ranked
+    account's (lesson_site.leaks: share of step time, points of MFU recovered)."""
     bg = _budget(ctx, model, phase, batch, fuse, efficiency, zero, recompute)
     if field == "estimate":
         return _pct(bg.mfu_estimate)
@@ -113,12 +117,8 @@ def budget_mfu(ctx: Context, *, fuse: str = "example", field: str = "estimate",
         return _pct(bg.mfu_upper_bound)
     if field == "bound_no_recompute":
         return _pct(bg.mfu_upper_bound_without_recompute)
-    if field == "efficiency_cost":
-        perfect = _budget(ctx, model, phase, batch, fuse, "1", zero, recompute)
-        cost = float(_pct(perfect.mfu_estimate)[:-1]) - float(_pct(bg.mfu_estimate)[:-1])
-        return fmt.num(cost, 3)
     raise RooflineError(f"unknown field {field!r}", field="field",
-                        valid=["estimate", "bound", "bound_no_recompute", "efficiency_cost"])
+                        valid=["estimate", "bound", "bound_no_recompute"])
 
 
 @marker("budget_flops")

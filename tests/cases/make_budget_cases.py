@@ -27,7 +27,8 @@ from roofline.widgets.budget.payload import (SEQ, TEXTS, WATERFALL_SHORT, fix_se
 HW, PRECISION = "h100-sxm", "bf16"
 # The GEMM efficiency the page opens on: the chip's measured matmul ceiling ÷ its peak.
 MEASURED = gemm_efficiency(default_catalog()[HW], PRECISION)
-D = {"efficiency": MEASURED, "launch_us": 4.0, "dp": 8, "overlap": 0.8}
+D = {"efficiency": MEASURED, "launch_us": 4.0, "dp": 8,
+     "overlap": Assumptions().overlap_fraction}   # data/overlap.toml's, an assumption
 CASES = (
     ("the running example, as the page opens", dict(), ("flash",)),
     ("the running example unfused", dict(), ()),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 
@@ -17,13 +16,11 @@ from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
 from roofline.render.table import Column, Table
 from roofline.model.compare import check_batch_fits_somewhere
 from roofline.model.transformer import check_run, get_model
-from roofline.widgets.budget.tables import efficiency_words
+from roofline.widgets.budget.tables import efficiency_words, leak_table
 from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write
 
-# The assumptions' typed defaults; the launch overhead's is data/overhead.toml's launch gap,
-# read in run() (building the parser reads no data file, so a bad one is one error line).
-_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Assumptions)
-             if f.default is not dataclasses.MISSING}
+# Building the parser reads no data file (the launch gap and the all-reduce overlap default to
+# data/overhead.toml's and data/overlap.toml's, read in run()), so a bad one is one error line.
 # The model's field names for the options they come from, so errors name the option.
 FIELD_ALIASES = {"kernel_efficiency": "efficiency", "launch_overhead_s": "launch-overhead",
                  "dp_degree": "dp", "overlap_fraction": "overlap"}
@@ -72,7 +69,7 @@ def add_parser(sub) -> None:
                         f"(default: {EXAMPLE.dp_degree})")
     p.add_argument("--overlap", default=None, metavar="F",
                    help="with --phase train: share of the all-reduce hidden behind the "
-                        f"backward pass, [0, 1] (default: {_DEFAULTS['overlap_fraction']})")
+                        "backward pass, [0, 1] (default: data/overlap.toml's, an assumption)")
     p.add_argument("--zero", default=None, metavar="0-3",
                    help="with --phase train: ZeRO stage sharding optimizer state (1), gradients "
                         f"(2) and weights (3) over the data-parallel GPUs (default: "
@@ -117,7 +114,6 @@ def from_args(args: argparse.Namespace) -> Budget:
                      "recompute": "--recompute"}, args.phase == "train",
               "with --phase train (inference has no gradient all-reduce)")
     dp = args.dp if args.dp is not None else str(EXAMPLE.dp_degree)
-    overlap = args.overlap if args.overlap is not None else str(_DEFAULTS["overlap_fraction"])
     catalog = default_catalog(args.catalog)
     hw = catalog[args.hardware]
     b = catalog.precision(args.precision).bytes_per_element
@@ -126,12 +122,13 @@ def from_args(args: argparse.Namespace) -> Budget:
     launch_s = (_number(args.launch_overhead, "launch-overhead")
                 if args.launch_overhead is not None
                 else load_launch().mode_seconds(args.launch or "eager"))
+    overlap = ({} if args.overlap is None else
+               {"overlap_fraction": _number(args.overlap, "overlap")})
     assumptions = Assumptions(
         kernel_efficiency=(None if args.efficiency is None
                            else _number(args.efficiency, "efficiency")),
         launch_overhead_s=launch_s,
-        dp_degree=_positive_int(dp, "dp"),
-        overlap_fraction=_number(overlap, "overlap"))
+        dp_degree=_positive_int(dp, "dp"), **overlap)
     zero = _number(args.zero, "zero", int) if args.zero is not None else EXAMPLE.zero_stage
     if zero not in ZERO_STAGES:
         raise RooflineError(f"must be 0, 1, 2 or 3, got {args.zero!r}", field="zero")
@@ -194,21 +191,24 @@ def class_table(bg: Budget) -> Table:
                                      "forward):")
 
 
-def waterfall_table(bg: Budget) -> Table:
-    rows = [{"term": "peak", "time_s": bg.ideal_time_s, "loss": None, "level": 1.0}]
-    rows += [{"term": t.label, "time_s": t.time_s, "loss": -t.loss, "level": t.level_after}
-             for t in bg.waterfall()]
-    cols = (Column("term", "From 100 % of peak"),
-            Column("time_s", "Time", fmt.seconds, "right"),
-            # points of peak as the budget page's waterfall prints them (3 figures)
-            Column("loss", "Change", lambda x: f"-{fmt.num(-x * 100, 3)} pt" if x else "0 pt",
-                   "right"),
-            Column("level", "MFU after", fmt.percent, "right"))
-    return Table(cols, tuple(rows), caption="From peak to the MFU estimate, one step:")
+def overlap_words(bg: Budget) -> str | None:
+    """The all-reduce line of a data-parallel training step: the GPUs, the share hidden behind
+    the backward pass and its basis (data/overlap.toml's is an assumption, said so)."""
+    a = bg.assumptions
+    if bg.phase != "train" or a.dp_degree == 1:
+        return None
+    from roofline.model.overlap import load_overlap
+    o = load_overlap()
+    basis = (f"an {o.basis}, data/overlap.toml" if a.overlap_fraction == o.fraction
+             else "as given")
+    return (f"gradient all-reduce over {a.dp_degree:,} GPUs, "
+            f"{fmt.num(a.overlap_fraction * 100, 3)} % of it hidden behind the backward pass "
+            f"({basis})")
 
 
 def as_json(bg: Budget) -> dict:
     """Every figure of a budget, SI units: what --format json prints."""
+    from roofline.model.leaks import leak_account
     classes = bg.by_class()
     terms = bg.waterfall()
     return {
@@ -249,6 +249,11 @@ def as_json(bg: Budget) -> dict:
         "communication_time_s": bg.communication_time_s,
         "waterfall": [{"key": t.key, "label": t.label, "time_s": t.time_s,
                        "loss": t.loss, "level_after": t.level_after} for t in terms],
+        # The ranked account (roofline.model.leaks): share of step time and points of MFU
+        # recovered (as fractions), largest first.
+        "leaks": [{"key": x.key, "label": x.label, "time_s": x.time_s,
+                   "share_of_step_time": x.share, "mfu_recovered": x.recovered,
+                   "mfu_without": x.mfu_without} for x in leak_account(bg).leaks],
         "layer_ops": [{"op": name, "class": cls, "kernel": k.name,
                        "intensity_flops_per_byte": k.intensity_flops_per_byte}
                       for name, cls, k in bg.layer_map],
@@ -283,6 +288,7 @@ def run(args: argparse.Namespace) -> int:
              f"{bg.model.name}, {bg.phase}, batch {bg.batch} × seq {bg.seq} on "
              f"{bg.hardware.name} ({bg.precision}); fused: {fused}; {launches}",
              efficiency_words(bg),
+             *filter(None, [overlap_words(bg)]),
              f"step {fmt.seconds(bg.step_time_s)} at the roofline"
              + (f" ({fmt.seconds(bg.recompute_time_s)} of it recomputation)"
                 if bg.recompute_time_s else "")
@@ -301,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
     hint = "--format json has every figure."
     lines = [part for line in lines for part in wrap(line, width)]
     out = ("\n".join(lines) + class_table(bg).as_text(width, hint=hint) + "\n"
-           + waterfall_table(bg).as_text(width, wrap=("term",), hint=hint))
+           + leak_table(bg).as_text(width, wrap=("leak",), hint=hint))
     saved = bg.bytes_saved()
     if saved:
         out += "\nbytes kept off HBM per step: " + ", ".join(

@@ -13,8 +13,10 @@ Conventions (stated once, used everywhere; the kernel list's own are in roofline
   bound alone where a chip has no measurement); memory-bound kernels, attention and the
   optimizer at their roofline bound: no source here measures their share of it.
 - What the roofline cannot know (launch overhead, data parallelism, overlap) is an editable
-  assumption; so is a GEMM efficiency other than the measured one. Launch overhead is roofline.model.launch's gap, added once per launched
-  kernel (recomputed ones included); its default is data/overhead.toml's.
+  assumption; so is a GEMM efficiency other than the measured one. Launch overhead is
+  roofline.model.launch's gap, added once per launched kernel (recomputed ones included); its
+  default is data/overhead.toml's. The share of the all-reduce hidden behind the backward pass
+  is data/overlap.toml's, with its basis (an assumption: roofline.model.overlap).
 - Communication: a ring all-reduce of the bf16 gradients. ZeRO stages 1 and 2 move the same
   bytes (a reduce-scatter of the gradients and an all-gather of the updated weights); stage 3
   also all-gathers the weights before the backward pass: 1.5 × (Rajbhandari et al. 2020, §7).
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 
 from roofline.model import launch
 from roofline.model.ceilings import Ceiling, gemm_efficiency, matmul_ceiling
+from roofline.model.overlap import default_overlap_fraction
 from roofline.model.kernels import (CLASSES, FUSION_LABELS, FUSIONS, MATMUL_KINDS, MEMORY_CLASSES,
     PASSES, Kernel, check_fusions, step_kernels)
 from roofline.model.catalog import Accelerator
@@ -62,8 +65,9 @@ class Assumptions:
     dp_degree: int = EXAMPLE.dp_degree
     """Data-parallel replicas (the running example's: one 8-GPU node); the gradient all-reduce
     spans them, and ZeRO shards over them."""
-    overlap_fraction: float = 0.8
-    """Share of the all-reduce hidden behind the backward pass."""
+    overlap_fraction: float = field(default_factory=default_overlap_fraction)
+    """Share of the all-reduce hidden behind the backward pass: data/overlap.toml's, an
+    assumption (roofline.model.overlap states its basis)."""
     grad_bytes_per_element: float = 2.0
     """Gradients reduced in bf16, the usual mixed-precision setting."""
 
@@ -321,9 +325,12 @@ class Budget:
     @property
     def overhead_times_s(self) -> dict[str, float]:
         """What the roofline does not see, in seconds per step: GEMMs short of their bound
-        (recomputed ones too), launch gaps, the exposed share of the communication."""
-        times = dict(term_times(self.components(), self.factors))
-        return {k: times[k] for k in ("efficiency", "launch", "communication")}
+        (recomputed ones too), launch gaps (recomputed kernels' too), the exposed share of the
+        communication. The waterfall charges the recomputed kernels' part to recomputation."""
+        c, f = self.components(), self.factors
+        return {"efficiency": (c["gemm_pass"] + c["recompute_gemm"]) * f["waste"],
+                "launch": (c["launches"] + c["recompute_launches"]) * f["launch_s"],
+                "communication": c["communication"] * f["exposed"]}
 
     def waterfall(self) -> list[WaterfallTerm]:
         """From 100 % of peak down to the MFU: each cause loses its share of the step's time

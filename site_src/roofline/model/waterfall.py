@@ -25,9 +25,10 @@ WATERFALL_TERMS = (
     ("memory", (("memory", None), ("optimizer", None))),
     ("attention", (("attention", None),)),
     ("gemm", (("gemm", None),)),
-    ("recompute", (("recompute", None),)),
-    ("efficiency", (("gemm_pass", "waste"), ("recompute_gemm", "waste"))),
-    ("launch", (("launches", "launch_s"), ("recompute_launches", "launch_s"))),
+    ("recompute", (("recompute", None), ("recompute_gemm", "waste"),
+                   ("recompute_launches", "launch_s"))),
+    ("efficiency", (("gemm_pass", "waste"),)),
+    ("launch", (("launches", "launch_s"),)),
     ("communication", (("communication", "exposed"),)),
 )
 """Each cause's seconds per step as a sum of component × factor: components from the step
@@ -36,10 +37,12 @@ this form evaluated; the budget widget evaluates the same form over components p
 for each setting, so the formula is written only here:
 
 - memory-bound ops, attention and GEMMs: their roofline time beyond their useful FLOPs' time;
-- recomputation: the recomputed kernels' roofline time;
-- efficiency: the GEMMs' roofline time (recomputed ones too) × (1 / efficiency − 1), the
-  efficiency being the chip's measured matmul ceiling ÷ its peak (or the reader's figure);
-- launch: every launched kernel (recomputed ones too) × the launch gap;
+- recomputation: all the recomputed forward pass costs, so that removing it is running the
+  step without recomputation: its kernels' roofline time, its GEMMs' shortfall from their
+  ceiling (their roofline time × (1 / efficiency − 1)) and its launches × the launch gap;
+- efficiency: the pass's GEMMs' roofline time × (1 / efficiency − 1), the efficiency being
+  the chip's measured matmul ceiling ÷ its peak (or the reader's figure);
+- launch: every kernel the pass launches × the launch gap;
 - communication: the data-parallel traffic × the share not hidden behind the backward pass."""
 
 
@@ -62,7 +65,7 @@ WATERFALL_LABELS = {
     "memory": "memory-bound ops (norms, activations, softmax, embedding, optimizer)",
     "attention": "attention beyond its matmul time",
     "gemm": "GEMMs below the compute roof",
-    "recompute": "activation recomputation (the forward run again)",
+    "recompute": "activation recomputation (the forward pass run again)",
     "efficiency": "GEMMs at their measured ceiling, below the peak",
     "launch": "kernel launch overhead",
     "communication": "exposed gradient all-reduce",

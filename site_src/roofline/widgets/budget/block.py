@@ -46,7 +46,8 @@ def caption(settings: BudgetSettings) -> str:
     phase = {"train": "training"}.get(settings.phase, settings.phase)
     return (f"Where one {phase} step of {get_model(settings.model).name} on "
             f"the {default_catalog()[settings.hardware].name} spends its time: the waterfall "
-            "walks MFU down from the roofline's bound through each overhead, the bars split "
+            "charges each leak its share of step time, from 100 % of peak down to the MFU, "
+            "the bars split "
             "the step by op class, and each fusion you tick shrinks the memory-bound bars.")
 
 
@@ -63,6 +64,11 @@ def initial_values(settings: BudgetSettings) -> dict:
 
 
 RESPONSIVE = {
+    # The ranked account: the leak, its share of step time and the MFU it would give back.
+    "leaks": ("The step's leaks, ranked",
+              {"rank": 2, "leak": 1, "time_s": 2, "share": 1, "recovered": 1}, ("leak",)),
+    "recompute": ("Recomputation as a choice",
+                  {"config": 1, "tokens": 2, "memory": 1, "mfu": 1}, ("config", "memory")),
     "memory": ("What one step holds per GPU, against the chip's HBM",
                {"config": 1, "verdict": 1, "total": 1, "weights": 2, "state": 2,
                 "activations": 2, "kv": 2}, ("config", "verdict")),

@@ -34,7 +34,7 @@ from roofline.model.waterfall import WATERFALL_TERMS
 X_RANGE = (0.1, 10_000.0)
 """The roofline chart's AI range (FLOP/byte), live and static."""
 # Plot titles as [does not fit, fits]: a step that does not fit says so over its empty plots.
-TITLES = {"waterfall": ["Does not fit in memory: no time budget", "From 100 % of peak to MFU"],
+TITLES = {"waterfall": ["Does not fit in memory: no time budget", "Share of step time, peak to MFU"],
           "classes": ["Does not fit in memory: no step time",
                       "Where the step's time goes, by op class"]}
 
@@ -79,8 +79,10 @@ TEXTS = {
     "misfit": "Does not fit: {what:text} needs {total:capacity} per GPU, {overflow:capacity} "
               "more than its {hbm:text}. {fix:text} No time is shown for a step that cannot "
               "run.",
-    "wf_head": "From 100% of peak:",
-    "wf_line": "{label:text}: −{drop:num} pt ({time:seconds})",
+    # Each bar is a leak's share of step time (its seconds ÷ the step's), in points of peak;
+    # not the points of MFU removing it would recover (roofline.model.leaks names both).
+    "wf_head": "From 100% of peak, each cause's share of step time:",
+    "wf_line": "{label:text}: {drop:num}% of step time ({time:seconds})",
     "wf_foot": "MFU estimate: {mfu:percent}",
     "wf_misfit": "Does not fit in memory: no time budget.",
     "bar_drop": "−{drop:num} pt", "bar_none": "0 pt", "bar_peak": "100%",

@@ -101,7 +101,7 @@ class BudgetSettings(WidgetSettings):
                        (self.model, self.phase, self.batch) if initial_only else None)
 
 
-TABLES = ("configs", "fusions", "ceilings", "memory")
+TABLES = ("configs", "fusions", "ceilings", "memory", "leaks", "recompute")
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,9 @@ class BudgetTableSettings(WidgetSettings):
     """```roofline-budget-table: one static table of budget figures (the text alternative to
     the widget): configs (train, prefill and decode with three sets of fusions), fusions (the
     bytes each fusion keeps off HBM in a training step), ceilings (the chip's roofs and
-    diagonals with their sources) or memory (what a step holds per GPU, against the HBM)."""
+    diagonals with their sources), memory (what a step holds per GPU, against the HBM), leaks
+    (the running example's leaks ranked: share of step time and points of MFU recovered) or
+    recompute (recomputation as a choice: the fitting batch without it, and its MFU)."""
     table: str = "configs"
     model: str = EXAMPLE.model
     batch: int = EXAMPLE.batch

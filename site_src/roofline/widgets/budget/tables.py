@@ -76,7 +76,14 @@ def summary_table(kind: str, *, model: str = EXAMPLE.model, batch: int = EXAMPLE
         return Table(cols, tuple(rows))
     if kind == "ceilings":
         return ceilings_table(hw, catalog)
-    raise unknown_id("table", kind, ["configs", "fusions", "ceilings", "memory"], field="table")
+    if kind in ("leaks", "recompute"):
+        # The running example (its fusions, sharding and assumptions) at this model and batch.
+        from roofline.model.budget import example_budget
+        bg = example_budget(catalog, model=model, batch=batch, hardware=hardware,
+                            precision=precision)
+        return leak_table(bg) if kind == "leaks" else recompute_table(bg)
+    raise unknown_id("table", kind, ["configs", "fusions", "ceilings", "memory", "leaks",
+                                     "recompute"], field="table")
 
 
 MEMORY_ROWS = (
@@ -172,3 +179,63 @@ def efficiency_words(bg) -> str:
             f"{fmt.num(peak / 1e12, 3)} TFLOP/s; {c.source_short}, {c.software}, "
             f"{c.date}); other kernels at their roofline bound")
 
+
+
+# ---------------------------------------------------------------- the leaks, ranked
+
+LEFT_LABEL = "what is left: the useful FLOPs at peak (the MFU)"
+"""The account's last row: the step's useful work, whose share of step time is the MFU."""
+
+
+def points(x: float) -> str:
+    """Points of MFU recovered, signed: "+18.4"; a leak that costs nothing, "0"."""
+    return "0" if x * 100 == 0 else f"+{fmt.num(x * 100, 3)}"
+
+
+def leak_table(bg):
+    """The step's leaks ranked, largest first (roofline.model.leaks.leak_account): each one's
+    seconds, its share of step time and the points of MFU removing it alone would recover, and
+    the useful work left, whose share is the MFU. The one account the lesson, the budget page,
+    the interview answer and `roofline budget` print."""
+    from roofline.model.leaks import leak_account
+    from roofline.render.table import Column, Table
+    acc = leak_account(bg)
+    rows = [{"rank": i, "leak": leak.label, "time_s": leak.time_s, "share": leak.share,
+             "recovered": leak.recovered} for i, leak in enumerate(acc.leaks, 1)]
+    rows.append({"rank": None, "leak": LEFT_LABEL, "time_s": acc.ideal_time_s,
+                 "share": acc.useful_share, "recovered": None})
+    cols = (Column("rank", "Rank", str, "right"), Column("leak", "Leak"),
+            Column("time_s", "Time per step", fmt.seconds, "right"),
+            Column("share", "Share of step time", lambda x: fmt.percent(x, 3), "right"),
+            Column("recovered", "Points of MFU recovered", points, "right"))
+    return Table(cols, tuple(rows), caption=(
+        "The step's leaks, largest first. Share of step time: the leak's seconds ÷ the "
+        "step's. Points of MFU recovered: the MFU with that leak alone removed, minus "
+        f"today's {fmt.percent(acc.mfu, 3)}:"))
+
+
+def recompute_table(bg):
+    """Recomputation as a choice (roofline.model.leaks.recompute_choice): the step as given,
+    the same batch without recomputation and the largest batch that fits without it, each with
+    its memory per GPU against the HBM and its MFU; a step that does not fit shows no MFU."""
+    from roofline.model.leaks import recompute_choice
+    from roofline.render.table import Column, Table
+    words = {"none": "no recomputation", "selective": "selective recomputation",
+             "full": "full recomputation"}
+    rows = []
+    for b in recompute_choice(bg):
+        m = b.memory
+        rows.append({"config": f"{b.batch:,} × {b.seq:,}, {words[b.sharding.recompute]}"
+                               + (" (as given)" if b is bg else ""),
+                     "tokens": b.batch * b.seq,
+                     "memory": (f"{fmt.capacity(m.total)}, fits" if m.fits else
+                                f"{fmt.capacity(m.total)}: does not fit, "
+                                f"{fmt.capacity(m.overflow)} over"),
+                     "mfu": b.mfu_estimate if m.fits else None})
+    cols = (Column("config", "Batch × tokens, recomputation"),
+            Column("tokens", "Tokens per GPU per step", lambda x: f"{x:,}", "right"),
+            Column("memory", f"Memory per GPU (of {fmt.capacity(bg.capacity_bytes)})", align="right"),
+            Column("mfu", "MFU after overheads", lambda x: fmt.percent(x, 3), "right"))
+    return Table(cols, tuple(rows), caption=(
+        "Recomputation is a choice: the step as given, without recomputation at the same "
+        "batch, and the largest batch that fits without it (the memory model's check):"))
