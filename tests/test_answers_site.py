@@ -136,3 +136,75 @@ def test_the_serving_pages_crossover_sentence_is_computed(built_site):
     # Seeded: the context the old sentence implied (1,024) does not cross.
     assert crossover(1024) is None
     assert "Shorten the context and the crossover appears" not in page
+
+
+# ------------------------------------------------------------- exercises that test (#46)
+
+def _problems(html: str) -> list[tuple[str, int, list[str]]]:
+    """(title, offset of the question in the page's text, the figures the worked answer puts
+    in bold) for each back-of-envelope problem, in page order."""
+    text = _text_of(html)
+    out = []
+    for m in re.finditer(r'<div class="rl-problem" id="problem-([a-z0-9-]+)"(.*?)</details>',
+                         html, re.S):
+        body = m.group(2)
+        title = _html.unescape(re.search(r"<strong>(P\d+\.[^<]*)</strong>", body).group(1))
+        answer = body[body.index("<details"):]
+        answer = answer[:answer.find("<table")] if "<table" in answer else answer
+        # a bold figure: the strong text is a number, perhaps with ≈ and a unit
+        bold = [m.group(1) for b in re.findall(r"<strong>([^<]*)</strong>", answer)
+                if (m := re.fullmatch(r"[≈~]?\s*(\d[\d,]*(?:\.\d+)?)\s*\S{0,12}", b.strip()))]
+        out.append((title, text.index(" ".join(title.split())), bold))
+    return out
+
+
+def _text_of(html: str) -> str:
+    """What a reader can read: tags, scripts (the widgets' data) and drawings dropped."""
+    html = re.sub(r"<(script|svg|style)\b.*?</\1>", " ", html, flags=re.S)
+    return " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def _answer_above(text: str, at: int, figures: list[str]) -> list[str]:
+    above = text[:at]
+    return [f for f in figures if re.search(rf"(?<![\d.,]){re.escape(f)}(?![\d,]|\.\d)", above)]
+
+
+def test_no_problems_answer_is_printed_above_its_question(built_site):
+    """P1 (the H200's tokens per step) and P4 (the A100's smallest compute-bound batch) were
+    readable in §3's table above them; no worked answer's bold figure may be above its
+    question. Seeded: the same check finds P4's answer when §3's table is put back above."""
+    html = (built_site / LESSON).read_text(encoding="utf-8")
+    problems = _problems(html)
+    assert [t.split(".")[0] for t, _, _ in problems] == ["P1", "P2", "P3", "P4"]
+    text = _text_of(html)
+    for title, at, bold in problems:
+        assert bold, title
+        assert not _answer_above(text, at, bold), (title, _answer_above(text, at, bold))
+    table = re.search(r'<table[^>]*>(?:(?!</table>).)*Tokens, bf16.*?</table>', html, re.S)
+    assert table and table.start() > html.index('id="problem-a100-batch"')
+    title, at, bold = problems[3]  # P4: the A100's 162, a cell of that table
+    seeded = _text_of(table.group(0)) + " " + text
+    assert _answer_above(seeded, at + len(seeded) - len(text), bold)
+
+
+def test_q9_can_be_answered_from_its_givens(built_site):
+    """Q9's givens hold the KV-cache formula and every figure it needs; worked from them
+    alone, the largest batch that fits is the answer's memory wall."""
+    html = (built_site / LESSON).read_text(encoding="utf-8")
+    text = _text_of(html)
+    q = text[text.index("Q9."):text.index("Q10.")]
+    q = q[:q.index("Reveal the answer")]
+    assert "KV cache is 2 (K and V) × layers × K/V heads × head size × context × 2 bytes" in q
+    num = r"([\d,.]+)"
+    params = float(re.search(rf"\({num} G parameters in bf16", q).group(1))
+    layers, kv, hd = (int(x.replace(",", "")) for x in re.search(
+        rf"{num} layers, each with {num} K/V heads of {num}\)", q).groups())
+    context = int(re.search(rf"with {num} tokens of context", q).group(1).replace(",", ""))
+    share, visible = re.search(rf"may fill {num}% of the {num} GiB", q).groups()
+    assert re.search(rf"at {num} TB/s", q)
+    kv_bytes = 2 * layers * kv * hd * context * 2
+    free = float(share) / 100 * float(visible) * 2 ** 30 - params * 1e9 * 2
+    batch = int(free // kv_bytes)
+    answer = text[text.index("Q9."):][len(q):]
+    wall = int(re.search(r"the memory wall is B = (\d+)", answer).group(1))
+    assert batch == wall, (batch, wall)

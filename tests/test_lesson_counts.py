@@ -42,3 +42,14 @@ def test_a_missing_page_is_named(tmp_path):
     out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path)], capture_output=True,
                          text=True)
     assert out.returncode == 2 and "no such page" in out.stderr
+
+
+LIMIT_WORDS = 5500
+"""Issue #46: the lesson on screen, answers closed, at most 5,500 words (≤ 2.5× the client's)."""
+
+
+def test_the_built_lesson_is_short_enough(built_site):
+    out = subprocess.run([sys.executable, str(SCRIPT), str(built_site), "--client", "",
+                          "--format", "json"], capture_output=True, text=True, check=True)
+    words = json.loads(out.stdout)["closed"]["words"]
+    assert words <= LIMIT_WORDS, f"{words} words on screen with the answers closed"

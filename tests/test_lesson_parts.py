@@ -39,14 +39,16 @@ def test_tier_table_has_the_catalogs_rows(built_site, h100):
     assert fmt.memory(h100.hbm.capacity_bytes) == "80 GiB" and "80 GiB" in hbm  # binary (#13)
 
 
-def test_bandwidth_cliff_is_an_svg_of_the_tiers(html, h100):
-    svg = re.search(r'<figure class="rl-cliff">(.*?)</figure>', html, re.S).group(1)
-    assert "<svg" in svg and 'role="img"' in svg
-    drawn = [t for t in h100.tiers if t.bandwidth_bytes_per_s]
-    # Two drawings of the same bars: the wide one and the phone one (text >= 11 px there).
-    assert svg.count('class="rl-bar') == 2 * len(drawn)
-    for t in drawn:
-        assert fmt.bandwidth(t.bandwidth_bytes_per_s) in svg
+def test_one_view_of_the_memory_hierarchy(html):
+    """Issue #46: one view on screen, the client's pyramid; the catalog's tier table is its
+    derivation, collapsed; no second chart of the same tiers."""
+    section = _section(html, "1-the-memory-hierarchy-a-bandwidth-cliff")
+    assert section.count('<figure class="rl-pyramid">') == 1
+    assert "rl-cliff" not in html
+    table = section.index('rl-tiers"')
+    details = section.rfind("<details", 0, table)
+    assert details >= 0 and "</details>" not in section[details:table], "tier table not collapsed"
+    assert "open" not in section[details:section.index(">", details)]
 
 
 def test_compute_vs_bandwidth_ratio(built_site, h100):
@@ -54,7 +56,10 @@ def test_compute_vs_bandwidth_ratio(built_site, h100):
     r = h100.ridge_flops_per_byte("bf16")
     assert f"≈ {fmt.num(r)}, call it ~{fmt.approx(r)} FLOPs for every byte" in text
     t = next(t for t in tables(built_site / LESSON) if t and t[0][0] == "Rate")
+    assert t[0] == ["Rate", "Per second"]  # each figure once (issue #46)
     assert any(fmt.tflops(h100.peak_flops_per_s("bf16")) in row for row in t)
+    # elementwise math in bf16 runs under the packed-bf16 vector roof (issue #13)
+    assert ["CUDA cores, packed bf16 (elementwise math)", "134 TFLOP/s"] in t
     assert any(fmt.bandwidth(h100.hbm_bandwidth_bytes_per_s) in row for row in t)
 
 
@@ -158,15 +163,16 @@ def test_roofline_plot_in_section_6(html):
 
 # Issue #27: each departure box stands in the section whose claim it answers, once.
 DEPARTURES = {
-    "1-the-memory-hierarchy-a-bandwidth-cliff": ["sram-speedup", "registers-per-thread",
-                                                 "smem-per-sm", "l2-tier",
+    "1-the-memory-hierarchy-a-bandwidth-cliff": ["hbm-gib", "sram-speedup",
+                                                 "registers-per-thread", "smem-per-sm",
                                                  "hbm-bandwidth-not-latency"],
-    "2-compute-1000-tflops-and-the-gap-that-is-the-whole-story": ["fp8-and-sparsity"],
+    "2-compute-1000-tflops-and-the-gap-that-is-the-whole-story": ["fp8-and-sparsity",
+                                                                  "mfu-50-not-95"],
     "4-classifying-the-lm-op-zoo": ["two-compute-bound", "mfu-band"],
     "5-the-execution-model-briefly-and-where-mfu-leaks": ["warp-lockstep", "four-reasons"],
     "6-drive-the-roofline": ["zoo-percent"],
     "where-this-points-next": ["zoo-percent-next"],
-    "3-arithmetic-intensity-and-the-roofline": ["rmsnorm-ai"],
+    "3-arithmetic-intensity-and-the-roofline": [],
     "interview-prompts": ["gemm-ai-thousands"],
 }
 NUMBERED = [k for k in DEPARTURES if k[0].isdigit()]
@@ -182,8 +188,8 @@ def test_each_departure_box_once_in_its_section(html):
 
 
 def test_departures_follow_the_sentences_they_answer(built_site):
-    """The §4 box comes right after '…precisely why real training MFU lands at ~40–55%…',
-    the §5 box right after the four reasons, and the ranking the reader does before the
+    """The §4 note comes right after '…precisely why real training MFU lands at ~40–55%…',
+    the §5 note right after the four reasons, and the ranking the reader does before the
     reveal right after that."""
     blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n", main_text(built_site / LESSON))
               if b.strip()]
@@ -192,11 +198,29 @@ def test_departures_follow_the_sentences_they_answer(built_site):
         i = next(i for i, b in enumerate(blocks) if b.endswith(ending))
         return blocks[i + 1]
     assert next_block('and "everything else" still has to run.').startswith(
-        "Memory-bound ops are not most of the gap.")
-    assert next_block("compute idles during comm that isn't overlapped.").startswith(
-        "The two largest leaks are missing.")
-    assert next_block(next_block("compute idles during comm that isn't overlapped.")).startswith(
-        "Rank the leaks first.")
+        "Correction: “This is precisely why”")
+    four = "compute idles during comm that isn't overlapped."
+    assert next_block(four).startswith("Correction: “the four reasons”")
+    assert next_block(next_block(four)).startswith("Rank the leaks first.")
+
+
+def test_nothing_above_the_leak_ranking_gives_it_away(built_site):
+    """Issue #46: "Rank the leaks first" must come before anything that answers it. Above the
+    exercise the page may say which causes the four reasons miss, but not which leaks are the
+    largest nor what the two largest cost; the paragraph that answers comes right after the
+    exercise's own collapsed ranking."""
+    from lesson_site.leaks import points, ranked, step
+    from lesson_site.context import load_context
+    text = " ".join(main_text(built_site / LESSON).split())
+    ask = text.index("Rank the leaks first.")
+    above = text[:ask]
+    top = ranked(step(load_context()))[:2]
+    for t in top:
+        assert f"{points(t.loss)} points" not in above, t.key
+    assert "largest" not in above[above.index("5 · The execution model"):]
+    after = text[ask:]
+    assert after.index("The model's ranking") < after.index("So why is MFU about 50 %?")
+    assert "Correction:" not in after[:after.index("So why is MFU about 50 %?")]
 
 
 def test_a_takeaway_ends_each_numbered_section(html):

@@ -46,11 +46,14 @@ def test_changing_h100_bandwidth_changes_the_lesson(built_site, tmp_path):
 
     ridge = 989.4e12 / NEW_BW
     # prose and §2/§3 numbers
-    assert "the slow tier: 3.35 TB/s sounds" in t_before
-    assert "the slow tier: 2 TB/s sounds" in t_after
+    # the client's "3.3 TB/s" stays as written (issue #46); its correction note follows the model
+    assert "the slow tier: 3.3 TB/s sounds" in t_before and "the slow tier: 3.3 TB/s" in t_after
+    assert "its bandwidth, decimal, is 3.35 TB/s" in t_before
+    assert "its bandwidth, decimal, is 2 TB/s" in t_after
     assert t_after.count("3.35 TB/s") < t_before.count("3.35 TB/s")
     assert f"≈ {fmt.num(ridge)}, call it ~{fmt.approx(ridge)}" in t_after
-    assert "~300 FLOP/byte" in t_before and f"~{fmt.approx(ridge)} FLOP/byte" in t_after
+    assert "call it ~300 FLOPs for every byte" in t_before
+    assert f"call it ~{fmt.approx(ridge)} FLOPs for every byte" in t_after
     # §1 tier table and §4 op table
     tiers_after = next(t for t in tables(tmp_path / "site" / LESSON) if t[0][0] == "Tier")
     assert any("2 TB/s" in row for row in tiers_after)

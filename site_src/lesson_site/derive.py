@@ -137,8 +137,12 @@ def critical_tokens_marker(ctx: Context, *, hw: str = LESSON_HW,
 
 @marker("tokens_rule", block=True)
 def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PRECISION,
-                model: str = TOKENS_MODEL) -> str:
-    """The critical tokens per step derived for one chip: weights only, then activations."""
+                model: str = TOKENS_MODEL, activations: str = "yes") -> str:
+    """The critical tokens per step derived for one chip: weights only, then (unless
+    activations=no) with the activations' bytes counted too."""
+    if activations not in ("yes", "no"):
+        raise RooflineError(f"activations must be yes or no, not {activations!r}",
+                            field="activations", valid=["yes", "no"])
     from lesson_site.lesson_parts import _tex_num, mathml
     acc = ctx.hw(hw)
     peak, bw = acc.peak_flops_per_s(precision), acc.hbm_bandwidth_bytes_per_s
@@ -155,7 +159,7 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
               rf"{_tex_num(fmt.num(b))}\ \text{{B}}}}{{2 \times {_tex_num(fmt.num(bw / 1e12))}"
               rf"\ \text{{TB/s}}}} \approx {_tex_num(fmt.num(t))}\ \text{{tokens}}")
     # Whole tokens, rounded up (a threshold rounds up): no "294.72 … 295.53" (issue #27).
-    with_act = ("" if n is None else
+    with_act = ("" if n is None or activations == "no" else
                 f'<p class="rl-figure-note">Counting the activations as well (each step reads '
                 f"T × d inputs and writes T × f outputs besides the d × f weights), the "
                 f"{html.escape(cfg.name)} up_proj (d = {_n(d)}, f = {_n(f)}) needs "
@@ -281,8 +285,6 @@ def roofline_figure(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSO
     wide = chart(640, 320, 13).svg(title=title, desc=desc, uid=uid)
     narrow = chart(380, 340, 11, short=True).svg(title=title, desc=desc, uid=f"{uid}-n")
     cap = (f"The roofline of the {html.escape(acc.name)} in {precision}: the slope is "
-           f"AI × {fmt.bandwidth(acc.hbm_bandwidth_bytes_per_s)}, the flat roof "
-           f"{fmt.tflops(peak * 1e12)}, and they meet at the ridge, ≈ {fmt.num(ridge)} "
-           "FLOP/byte. Below it an op is memory-bound (red), at or above it compute-bound "
-           "(green).")
+           "AI × HBM bandwidth, the flat roof the peak, and they meet at the ridge. Below it "
+           "an op is memory-bound (red); at or above it, the roof holds it (green).")
     return "\n" + svgchart.figure(wide, narrow, cap) + "\n"

@@ -53,12 +53,15 @@ def decode_attention_ai(ctx: Context, *, model: str = "llama-2-7b", kv_heads: in
 def model_fact(ctx: Context, *, model: str = "llama-2-7b", field: str = "kv_heads") -> str:
     cfg = get_model(model)
     values = {"kv_heads": cfg.kv_heads, "heads": cfg.heads, "d_model": cfg.d_model,
-              "ffn": cfg.ffn, "layers": cfg.layers, "group": cfg.heads // cfg.kv_heads}
+              "ffn": cfg.ffn, "layers": cfg.layers, "group": cfg.heads // cfg.kv_heads,
+              "head_dim": cfg.head_dim}
     if field == "name":
         return cfg.name
+    if field == "params":  # a count of billions, as a question's givens state it
+        return f"{fmt.num(cfg.params / 1e9, 3)} G"
     if field not in values:
         raise RooflineError(f"unknown field {field!r}", field="field",
-                            valid=["name", *values])
+                            valid=["name", "params", *values])
     return f"{values[field]:,}"
 
 

@@ -294,9 +294,8 @@ def predict(ctx: Context, *, precision: str = LESSON_PRECISION) -> str:
     return (
         f'\n<div class="rl-predict" data-rl-predict>\n'
         f'<script type="application/json" class="rl-predict-data">{payload}</script>\n'
-        '<p class="rl-predict-nojs"><em>With JavaScript on, a form here gives you an op, its '
-        "shape and a chip, takes your guess and then shows the model's answer; the questions "
-        "below work without it.</em></p>\n"
+        '<p class="rl-predict-nojs"><em>This exercise needs JavaScript; the questions below '
+        "do not.</em></p>\n"
         f'<form class="rl-predict-form" hidden aria-describedby="{uid}-help">\n'
         f'<p id="{uid}-help">A new op or new numbers hide the answer until you commit a new '
         "guess.</p>\n"

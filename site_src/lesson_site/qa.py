@@ -49,8 +49,7 @@ def checkpoint(ctx: Context) -> str:
         blocks.append(f'<div class="rl-checkpoint" id="checkpoint-{e.id}" markdown="1">\n\n'
                       f"**Q{i}.** {q}\n\n"
                       f'??? success "Reveal the answer"\n\n{_indent(a)}\n\n</div>')
-    return ("\n*Predict first: write down your answer, then open it. Every answer is computed "
-            "from the same model as the tables above.*\n\n" + "\n\n".join(blocks) + "\n")
+    return ("\n*Write your answer down, then open it.*\n\n" + "\n\n".join(blocks) + "\n")
 
 
 @marker("checkpoint_answers", block=True)
