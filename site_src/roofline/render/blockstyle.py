@@ -56,7 +56,12 @@ STATIC_CSS = PALETTE_CSS + (
     "border-top:3px solid currentColor}"
     ".roofline-swatch-dashed{border-top-style:dashed;border-top-width:2px}"
     ".roofline-swatch-dotdash{border-top-style:dotted;border-top-width:3px}"
-    "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
+    # The view's settings in one line (widgets/roofline/static.mjs rooflineRecord): paper's
+    # record of the controls it does not print; on screen the controls say it.
+    ".roofline-block>.roofline-record{display:none;margin:.3em 0 0;font-size:.75em;"
+    "color:var(--rl-muted)}"
+    "@media print{.roofline-block>.roofline-record{display:block}"
+    ".roofline-block>.roofline-target,.roofline-block>.roofline-error"
     "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
     "position:static}.roofline-block{break-inside:avoid}"
     ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow"
