@@ -196,6 +196,25 @@ def test_the_serving_caption_key_source_and_record_follow_the_controls(serving):
     w.assert_clean()
 
 
+def test_paper_leaves_out_the_empty_price_frame(serving):
+    """On screen a view without a price keeps the price panel's place (an empty frame, so the
+    figure keeps its height); paper leaves it out."""
+    w, root = serving
+    page = w.page
+    frame = ".rl-window-figure .rl-window-wide .rl-window-noprice"
+    # a fresh view (the one reload of this module) on a chip without a price, nothing typed
+    page.goto(page.url.split("?")[0] + "?whw=mi300x")
+    root = page.locator(".rl-window").first
+    page.wait_for_function("el => el.getAttribute('data-rl-window-state') === 'ready'",
+                           arg=root.element_handle())
+    assert page.locator(frame).first.is_visible()
+    page.emulate_media(media="print")
+    try:
+        assert not page.locator(frame).first.is_visible()
+    finally:
+        page.emulate_media(media="screen")
+
+
 def test_a_typed_price_survives_a_chip_change(serving):
     w, root = serving
     page = w.page

@@ -94,7 +94,7 @@ export function rooflineRecord(P, st) {
   const tokenOp = P.tokens && st.op ? P.tokens.ops.find((o) => o.id === st.op) : null;
   const op = st.op && P.ops[st.op] ? P.ops[st.op].label : tokenOp ? tokenOp.label : null;
   if (op) parts.push(`op preset ${op}`);
-  if (st.tokens) parts.push(`${num(st.tokens)} tokens per step`);
+  if (st.tokens) parts.push(`${num(st.tokens)} token${st.tokens === 1 ? "" : "s"} per step`);
   if (st.vector) parts.push("vector roof shown");
   return `Settings: ${parts.join(", ")}.`;
 }

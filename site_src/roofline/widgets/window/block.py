@@ -42,7 +42,7 @@ CSS = (
     ".rl-window-record{display:none}"
     ".rl-window-noprice{border:1px dashed var(--rl-frame,#8c959f);box-sizing:border-box}"
     "@media print{.rl-window-controls{display:none!important}.rl-window{break-inside:avoid}"
-    ".rl-window-record{display:block}.rl-window-noprice{display:none!important}"
+    ".rl-window-record{display:block}.rl-window-figure .rl-window-noprice{display:none!important}"
     ".rl-window-wide{display:block!important}.rl-window-narrow{display:none!important}}"
     "</style>")
 

@@ -21,7 +21,11 @@ export function stateFromQuery(P, base, search) {
   const st = { ...base };
   const own = (o, k) => typeof k === "string" && Object.prototype.hasOwnProperty.call(o, k);
   if (own(P.models, q[URL_KEYS.model])) st.model = q[URL_KEYS.model];
-  if (own(P.chips, q[URL_KEYS.hardware])) st.hardware = q[URL_KEYS.hardware];
+  // a chip named without a price has its own bundled price, not the opening chip's
+  if (own(P.chips, q[URL_KEYS.hardware])) {
+    st.hardware = q[URL_KEYS.hardware];
+    st.price = bundledPrice(P, st.hardware);
+  }
   if (P.precisions.includes(q[URL_KEYS.precision])) st.precision = q[URL_KEYS.precision];
   const ctx = plainNumber(q[URL_KEYS.context]);
   if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
