@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 
 import * as w from "../../site_src/roofline/widgets/window/window.mjs";
 import * as v from "../../site_src/roofline/widgets/window/view.mjs";
-import { ticks125 } from "../../site_src/roofline/widgets/window/static.mjs";
+import { ticks125, windowKey, windowSource } from "../../site_src/roofline/widgets/window/static.mjs";
 
 // [count, launches, f0, f1, f2, u0, u1, u2, b0, b1, b2, w]
 const M = { label: "toy", moe: null, precisions: { bf16: { bytes_per_element: 2,
@@ -102,6 +102,43 @@ test("a chip change takes the chip's bundled price unless the reader typed one",
   const P2 = { ...P, chips: { c: CHIP, d: { ...CHIP, label: "d" } }, prices: { c: { usd_per_hour: 3.6 } } };
   assert.equal(v.withChip(P2, P.state, "d", false).price, null);
   assert.equal(v.withChip(P2, { ...P.state, price: 9 }, "d", true).price, 9);
+});
+
+test("a chip named in the URL without a price has its own bundled price", () => {
+  const P2 = { ...P, chips: { c: CHIP, d: { ...CHIP, label: "d" } },
+               prices: { c: { usd_per_hour: 3.6 }, d: { usd_per_hour: 2 } } };
+  assert.equal(v.stateFromQuery(P2, P2.state, "?whw=d").price, 2);
+  assert.equal(v.stateFromQuery({ ...P2, prices: { c: P2.prices.c } }, P2.state, "?whw=d").price,
+               null);
+  assert.equal(v.stateFromQuery(P2, P2.state, "?whw=d&wprice=7").price, 7);
+});
+
+test("a typed price or budget is taken, or refused with a message for the field", () => {
+  assert.deepEqual(v.readField("price", " 4.5 "), { value: 4.5 });
+  for (const bad of ["0", "-2", "", "abc", "1000", "1e400"]) {
+    assert.match(v.readField("price", bad).error, /above \$0/, bad);
+  }
+  assert.deepEqual(v.readField("latency", ""), { value: null });   // blank: no budget
+  assert.deepEqual(v.readField("latency", "20"), { value: 20 });
+  for (const bad of ["0", "-1", "60001", "NaN"]) {
+    assert.match(v.readField("latency", bad).error, /leave it blank/, bad);
+  }
+});
+
+test("the key names only the regimes the panels shade", () => {
+  const words = (html) => html.replace(/<[^>]*>/g, "");
+  const W = { bands: [{ regime: "memory", from: 1, to: 3 }, { regime: "compute", from: 4, to: 9 }],
+              wall: 3, x_max: 8 };
+  assert.equal(words(windowKey(W)), "Shaded: memory-bound, does not fit.");
+  assert.equal(words(windowKey({ ...W, wall: 8 })), "Shaded: memory-bound, compute-bound.");
+});
+
+test("the price's source line: bundled, typed, or none", () => {
+  const P2 = { ...P, prices: { c: { usd_per_hour: 3.6, range: [3, 4], tier: "t", date: "d",
+                                      url: "u", source: "s" } } };
+  assert.match(windowSource(P2, P2.state), /^Price: \$3.60 per GPU-hour, the midpoint/);
+  assert.match(windowSource(P2, { ...P2.state, price: 5 }), /\$5.00 per GPU-hour, the one typed/);
+  assert.match(windowSource(P2, { ...P2.state, price: null }), /^No price/);
 });
 
 test("log ticks at 1, 2, 5 per decade", () => {

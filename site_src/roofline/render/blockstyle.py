@@ -26,7 +26,10 @@ PALETTE_CSS = (
 # The static first frame covers the top of the reserved box until the live plot is ready, then
 # steps aside (no layout shift: the box's height never changes); print and no-JS readers keep it.
 STATIC_CSS = PALETTE_CSS + (
-    ".roofline-block{position:relative}"
+    # Bokeh's widgets and texts in the page's type, as the plain forms (NATIVE_CONTROL_CSS) have
+    # it; Bokeh's own is Helvetica. Set outside the shadow roots: each Bokeh host inherits it.
+    ".roofline-block{position:relative;"
+    "--bokeh-base-font:var(--md-text-font-family,Helvetica,Arial,sans-serif)}"
     ".roofline-static{position:absolute;top:0;left:0;right:0;background:var(--rl-bg)}"
     ".roofline-static svg{display:block;width:100%;height:auto}"
     ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}"
@@ -56,23 +59,32 @@ STATIC_CSS = PALETTE_CSS + (
     "border-top:3px solid currentColor}"
     ".roofline-swatch-dashed{border-top-style:dashed;border-top-width:2px}"
     ".roofline-swatch-dotdash{border-top-style:dotted;border-top-width:3px}"
-    "@media print{.roofline-block>.roofline-target,.roofline-block>.roofline-error"
+    # The view's settings in one line (widgets/roofline/static.mjs rooflineRecord): paper's
+    # record of the controls it does not print; on screen the controls say it.
+    ".roofline-block>.roofline-record{display:none;margin:.3em 0 0;font-size:.75em;"
+    "color:var(--rl-muted)}"
+    "@media print{.roofline-block>.roofline-record{display:block}"
+    ".roofline-block>.roofline-target,.roofline-block>.roofline-error"
     "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
     "position:static}.roofline-block{break-inside:avoid}"
     ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow"
     "{display:none!important}.roofline-static>.roofline-svg-wide{display:block!important}}")
 
 
-# The Bokeh controls' own CSS, one copy (each widget's InlineStyleSheet starts with it): one
-# control style for selects, buttons, checkboxes and sliders, from Material's palette variables,
-# else the charts' palette (PALETTE_CSS: light or dark in furo, pydata, Jupyter, the OS), else
-# light literals. Buttons (and the file picker's) are filled with the primary colour; a slider's
-# handle and filled track take the link colour, which Material lightens on slate (the primary
-# indigo is 2.4:1 on slate's background). Focus shows an accent ring (4.3:1 on white, 3.8:1 on slate).
-# On a touch screen the handles grow to 28 px (WCAG 2.5.8's 24 px target, with room to spare);
-# the keyboard still steps them (Bokeh's own handlers).
-CONTROL_CSS = """
-:host {
+# The controls' CSS, one copy for every control a block shows: Bokeh's widgets (in their shadow
+# roots: each widget's InlineStyleSheet starts with CONTROL_CSS) and the plain HTML forms of the
+# serving window and the profile drop page (NATIVE_CONTROL_CSS, scoped to `.rl-controls`, which
+# their blocks carry and hoist). One set of values, so a select, a field, a button, a checkbox, a
+# slider and a file picker look alike wherever they are: Material's UI type size (.7rem, as its
+# navigation; capped at SELECT_FONT_PX, the size select_width measures for), its palette
+# variables, else the charts' palette (PALETTE_CSS: light or dark in furo, pydata, Jupyter, the
+# OS), else light literals; its primary button (filled, 2 px corners, bold); its accent focus
+# ring. A slider's handle and filled track take the link colour, which Material lightens on slate
+# (the primary indigo is 2.4:1 on slate's background). Focus shows an accent ring (4.3:1 on white,
+# 3.8:1 on slate). On a touch screen the handles grow to 28 px (WCAG 2.5.8's 24 px target, with
+# room to spare); the keyboard still steps them (Bokeh's own handlers).
+SELECT_FONT_PX = 14
+_CONTROL_VARS = f"""
   --rl-c-fg: var(--md-default-fg-color, var(--rl-ink, #1f2328));
   --rl-c-bg: var(--md-default-bg-color, var(--rl-bg, #fff));
   --rl-c-line: var(--md-default-fg-color--light, var(--rl-muted, #57606a));
@@ -82,49 +94,95 @@ CONTROL_CSS = """
   --rl-c-on-primary: var(--md-primary-bg-color, #fff);
   --rl-c-link: var(--md-typeset-a-color, var(--rl-accent, #4051b5));
   --rl-c-focus: var(--md-accent-fg-color, #526cfe);
-  --background-color: var(--rl-c-bg);
-  --input-focus-border-color: var(--rl-c-primary);
-  --input-focus-halo-color: transparent;
-  --slider-size: 6px; --handle-width: 18px; --handle-height: 18px;
-  color: var(--rl-c-fg);
-  max-width: calc(100% - 10px); /* Bokeh's 100% leaves out its own 5 px margins */
-}
-@media (pointer: coarse) { :host { --handle-width: 28px; --handle-height: 28px; } }
-.bk-input { color: var(--rl-c-fg); background-color: var(--rl-c-bg); font-size: 13px;
-            border: 1px solid var(--rl-c-line); border-radius: 2px; }
-/* Bokeh's caret is a black SVG, lost on slate: two half-squares in the text colour instead
-   (Bokeh's selector, so this one wins by coming later). */
-select:not([multiple]).bk-input { padding-right: 24px; text-overflow: ellipsis;
+  --rl-c-error: #d1352b;
+  --rl-c-size: min(.7rem, {SELECT_FONT_PX}px);
+  --rl-c-height: 2.15em;"""
+
+
+def _each(selectors: str, suffix: str) -> str:
+    """`suffix` put after each selector of a comma-separated list."""
+    return ",".join(f"{x}{suffix}" for x in selectors.split(","))
+
+
+def _control_css(host: str, field: str, select: str, button: str, check: str, file: str) -> str:
+    """The rules, for controls found by these selectors (`host`: what carries the variables)."""
+    return f"""
+{host} {{{_CONTROL_VARS}
+  color: var(--rl-c-fg); font-size: var(--rl-c-size);
+}}
+{field} {{ color: var(--rl-c-fg); background-color: var(--rl-c-bg); font: inherit;
+  font-size: var(--rl-c-size); min-height: var(--rl-c-height); box-sizing: border-box;
+  border: 1px solid var(--rl-c-line); border-radius: 2px; padding: 0 12px; }}
+{_each(field, "[aria-invalid=true]")} {{ border-color: var(--rl-c-error); }}
+{select} {{ padding-right: 24px; text-overflow: ellipsis; appearance: none;
   background-image: linear-gradient(45deg, transparent 50%, var(--rl-c-fg) 50%),
                     linear-gradient(135deg, var(--rl-c-fg) 50%, transparent 50%);
   background-position: right 14px center, right 9px center;
-  background-size: 5px 5px; background-repeat: no-repeat; }
-.bk-input:focus-visible, .bk-btn:focus-visible, input[type=checkbox]:focus-visible,
-.noUi-handle:focus-visible { outline: 2px solid var(--rl-c-focus); outline-offset: 2px; }
-.bk-btn-default, input[type=file]::file-selector-button {
-  color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
-  border: 1px solid var(--rl-c-primary); border-radius: 2px; font-weight: 600; }
-.bk-btn-default:hover, .bk-btn-default:focus,
-input[type=file]::file-selector-button:hover { color: var(--rl-c-on-primary);
-  background-color: var(--rl-c-primary-dark); border-color: var(--rl-c-primary-dark); }
-input[type=checkbox], input[type=radio] { accent-color: var(--rl-c-primary); }
+  background-size: 5px 5px; background-repeat: no-repeat; }}
+{_each(f"{field},{button},{check}", ":focus-visible")} {{ outline: 2px solid var(--rl-c-focus);
+  outline-offset: 2px; }}
+{button},{file} {{ color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
+  border: 1px solid var(--rl-c-primary); border-radius: 2px; font: inherit;
+  font-size: var(--rl-c-size); font-weight: 700; min-height: var(--rl-c-height);
+  padding: 0 .9em; cursor: pointer; }}
+{_each(button, ":hover")},{_each(button, ":focus-visible")},{file.replace("::", ":hover::")} {{
+  color: var(--rl-c-on-primary); background-color: var(--rl-c-primary-dark);
+  border-color: var(--rl-c-primary-dark); }}
+{check} {{ accent-color: var(--rl-c-primary); }}
+"""
+
+
+CONTROL_CSS = """
+:host {
+  --background-color: var(--rl-c-bg);
+  --input-focus-border-color: var(--rl-c-primary);
+  --input-focus-halo-color: transparent;
+  --bokeh-font-size: var(--rl-c-size);
+  --slider-size: 6px; --handle-width: 18px; --handle-height: 18px;
+  max-width: calc(100% - 10px); /* Bokeh's 100% leaves out its own 5 px margins */
+}
+@media (pointer: coarse) { :host { --handle-width: 28px; --handle-height: 28px; } }""" + _control_css(
+    ":host", ".bk-input", "select:not([multiple]).bk-input", ".bk-btn-default",
+    "input[type=checkbox],input[type=radio]", "input[type=file]::file-selector-button") + """
 /* Bokeh lifts a box's label 2 px: a checkbox and its label share one middle line instead. */
 input[type=checkbox] { vertical-align: middle; }
 input[type=checkbox] + * { top: 0; vertical-align: middle; }
 .noUi-target { background: var(--rl-c-track); border: 0; border-radius: 999px;
                box-shadow: none; }
+/* Half a handle of room at each end of the track: a handle at either end stays whole. */
+.noUi-target.noUi-horizontal { margin-left: calc(var(--handle-width) / 2);
+                               margin-right: calc(var(--handle-width) / 2);
+                               width: calc(100% - var(--handle-width)); }
 .noUi-connect { background: var(--rl-c-link) !important; }
 .noUi-handle { background: var(--rl-c-link); border: 2px solid var(--rl-c-bg);
                border-radius: 50%; box-shadow: 0 0 0 1px var(--rl-c-link); }
+.noUi-handle:focus-visible { outline: 2px solid var(--rl-c-focus); outline-offset: 2px; }
+/* The title above a slider already says its value: the drag tooltip would only cover it. */
+.noUi-tooltip { display: none !important; }
 """
+"""Bokeh widgets' CSS (shadow DOM). The track is inset by half a handle at each end, so a handle
+at either end stays whole inside the widget's box."""
+
+NATIVE_CONTROL_CSS = _control_css(
+    ".rl-controls",
+    ".rl-controls select,.rl-controls input:not([type=checkbox]):not([type=radio]):not([type=file])",
+    ".rl-controls select",
+    ".rl-controls button",
+    ".rl-controls input[type=checkbox],.rl-controls input[type=radio]",
+    ".rl-controls input[type=file]::file-selector-button") + """
+.rl-controls input[type=file] { font: inherit; font-size: var(--rl-c-size); }
+.rl-controls .rl-control-error { color: var(--rl-c-error); font-weight: 600; }
+"""
+"""The same look for a block's plain HTML controls, inside any element of class `rl-controls`."""
+
+NATIVE_CONTROL_STYLE = f"<style data-rl-hoist>{NATIVE_CONTROL_CSS}</style>"
 
 
 # A select is as wide as its longest option (a closed select cuts its text off): the text's
-# width in CONTROL_CSS's 13 px sans-serif, measured by the label layout's own rule (labels.mjs
+# width in CONTROL_CSS's SELECT_FONT_PX sans-serif, measured by the label layout's own rule (labels.mjs
 # textWidth: per glyph, the wider of DejaVu Sans and Liberation Sans, the fonts the page's stack
 # names), plus the select's padding, caret and border. tests/test_widget_browser.py measures the
 # real text in the browser against it.
-SELECT_FONT_PX = 13
 SELECT_CHROME_PX = 12 + 24 + 2 + 6  # left padding, caret room, border, slack
 
 

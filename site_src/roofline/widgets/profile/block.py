@@ -1,6 +1,7 @@
 """The profile report as one static HTML block: the two figures (profile.mjs, drawn at build
 time: they need no JavaScript on the page), the table of op families, the unmodelled ops and
-the leaks. Works from file://, on paper and without JavaScript."""
+the leaks. Works from file://, on paper and without JavaScript. The drop page's form and
+pickers wear every block's control look (render/blockstyle.py NATIVE_CONTROL_CSS)."""
 
 from __future__ import annotations
 
@@ -29,13 +30,11 @@ DROP_CSS = (
     "border-radius:6px;padding:1.2em 1em;text-align:center;font-size:.8rem;cursor:pointer}"
     ".rl-drop-zone.rl-drop-over{border-color:var(--md-accent-fg-color,#526cfe);"
     "background:var(--md-accent-fg-color--transparent,rgba(82,108,254,.1))}"
-    ".rl-drop-zone input{display:block;margin:.6em auto 0;font:inherit;max-width:100%}"
+    ".rl-drop-zone input{display:block;margin:.6em auto 0;max-width:100%}"
     ".rl-drop-status{font-size:.72rem;min-height:1.2em;margin:.4em 0}"
     ".rl-drop-error{color:var(--rl-error,#d1352b);font-weight:600}"
     ".rl-drop-step{display:inline-flex;gap:.4em;align-items:center;font-size:.72rem;"
     "margin-right:1.2em}"
-    ".rl-drop-step select{font:inherit;min-height:28px;color:var(--md-default-fg-color,inherit);"
-    "background:var(--md-default-bg-color,transparent)}"
     "@media print{.rl-drop-form,.rl-drop-step{display:none!important}}"
     "</style>")
 
@@ -44,7 +43,7 @@ def drop_zone() -> str:
     """The form the script shows (hidden until it runs: without JavaScript the page says what
     it would do instead)."""
     return (
-        '<form class="rl-drop-form" hidden aria-label="Read your own trace">'
+        '<form class="rl-drop-form rl-controls" hidden aria-label="Read your own trace">'
         '<label class="rl-drop-zone">Drop a <code>torch.profiler</code> trace here (.json or '
         ".json.gz, GPU or CPU; several files: the ranks of one job; add your "
         "<code>roofline measure</code> JSON to put a CPU trace on your CPU's roofline), "
@@ -66,7 +65,8 @@ def render(settings) -> str:
         from roofline.render.embed import as_json_text, script_safe_json
         data = script_safe_json(as_json_text({k: P[k] for k in ("roof", "terms", "devices",
                                                                 "chips", "kinds")}))
-        parts += [DROP_CSS, drop_zone(),
+        from roofline.render.blockstyle import NATIVE_CONTROL_STYLE
+        parts += [DROP_CSS, NATIVE_CONTROL_STYLE, drop_zone(),
                   f'<script type="application/json" class="rl-drop-data">{data}</script>']
     parts += ['<div class="rl-profile-report">',
               call(JS, "reportHtml", R) if R is not None else "", "</div>"]

@@ -123,7 +123,7 @@ export async function analyseRanks(files, P, chipId = null) {
 function chipPicker(P, chosen) {
   const opts = Object.entries(P.chips).map(([id, c]) => `<option value="${id}"` +
     `${id === chosen ? " selected" : ""}>${c.label}</option>`).join("");
-  return `<label class="rl-drop-step">Chip <select name="chip"><option value="">` +
+  return `<label class="rl-drop-step rl-controls">Chip <select name="chip"><option value="">` +
     `from the trace</option>${opts}</select></label>`;
 }
 
@@ -131,7 +131,7 @@ function stepPicker(R) {
   if (!R.steps || R.steps.length < 2) return "";
   const opts = R.steps.map((n) => `<option value="${n}"${`ProfilerStep#${n}` === R.step
     ? " selected" : ""}>ProfilerStep#${n}</option>`).join("");
-  return `<label class="rl-drop-step">Step <select name="step">${opts}</select></label>`;
+  return `<label class="rl-drop-step rl-controls">Step <select name="step">${opts}</select></label>`;
 }
 
 export function mount(root) {

@@ -19,7 +19,8 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
     frame. `catalog`, `zoo` and a `measurement` document given as a dict are what
     roofline.figure() may be handed instead of names (the fence only has names)."""
     from roofline.render.embed import block
-    from roofline.widgets.roofline.static import drawing_payload, key_html, render as static
+    from roofline.widgets.roofline.static import (drawing_payload, key_html, record_html,
+                                                  render as static)
     drawn = measurement if measurement is not None else settings.measurement
     height = settings.height_px
     # the drawing's payload, made once if the block draws it (not for the worker's items)
@@ -39,17 +40,14 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
         from roofline.widgets.roofline.layout import build_layout
         return build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
     return block(layout, height_px=height, label=label or settings.label,
-                 caption=caption(settings, catalog),
-                 static=first_frame, key=lambda: key_html(payload()))
+                 caption=caption(payload()),
+                 static=first_frame, key=lambda: key_html(payload()) + record_html(payload()))
 
 
-def caption(settings: RooflineSettings, catalog: Catalog | None = None) -> str:
-    """One sentence that says what to look at, with the chip's own ridge, slope and roof."""
-    from roofline import fmt
-    catalog = catalog or settings.model()[0]
-    hw, p = catalog[settings.hardware], settings.precision
-    return (f"The roofline of the {hw.name} in {p}: an op left of the ridge at "
-            f"{fmt.num(hw.ridge_flops_per_byte(p))} FLOP/byte is held to the "
-            f"{fmt.bandwidth(hw.hbm_bandwidth_bytes_per_s)} bandwidth slope and one right of it "
-            f"to the {fmt.tflops(hw.peak_flops_per_s(p))} roof, so move the AI slider or pick "
-            "an op to see which of the two holds.")
+def caption(payload: dict) -> str:
+    """One sentence that says what to look at, with the chip's own ridge, slope and roof, for
+    the view the payload opens on (static.mjs rooflineCaption: the live plot rewrites it with the
+    same code as the reader moves a control)."""
+    from roofline.render.jsengine import call
+    from roofline.widgets.roofline.static import JS
+    return call(JS, "rooflineCaption", payload, payload["state"])

@@ -11,6 +11,7 @@ import { decades } from "../../render/js/chart.mjs";
 import { sameValue, setMarkup } from "../../render/js/markup.mjs";
 import { marker, readoutText, scene, vectorFor, verdictText } from "./scene.mjs";
 import { opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
+import { rooflineCaption, rooflineRecord, staticDrawings } from "./static.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
@@ -237,6 +238,56 @@ function drawTokens(args, S) {
   if (args.tokens_src) setData(args.tokens_src, S.projections);
 }
 
+// ---------------------------------------------------------------- the block around the plot
+
+// The page's block (embed.block) that holds this plot: up from the figure's view, out of each
+// shadow root on the way; null where the plot is not in one (a notebook, file_html).
+function blockOf(args) {
+  const index = viewIndexes.get(args.fig);
+  const view = index && typeof index.find_one === "function" ? index.find_one(args.fig) : null;
+  let node = view && view.el;
+  while (node) {
+    const found = node.closest && node.closest(".roofline-block");
+    if (found) return found;
+    const root = node.getRootNode && node.getRootNode();
+    node = root && root !== node ? root.host : null;
+  }
+  return null;
+}
+
+// The block's caption, its record of the settings and its static drawing (what paper prints)
+// follow the view, from the code the build wrote them with (static.mjs). The drawing is laid
+// out again only when the view changed; with a measurement overlay it stays the build's (the
+// overlay's document is not in the payload).
+const blockViews = new WeakMap(); // fig -> the view the block's static drawing shows
+function showInBlock(args, st) {
+  const el = blockOf(args);
+  if (!el) return;
+  const P = args.payload;
+  const caption = el.querySelector(":scope > .roofline-caption");
+  if (caption) {
+    const n = caption.querySelector(".rl-fignum"); // captions.py's "Figure n:"
+    caption.textContent = rooflineCaption(P, st);
+    if (n) caption.prepend(n, " ");
+  }
+  const record = el.querySelector(":scope > .roofline-record");
+  if (record) record.textContent = rooflineRecord(P, st);
+  const drawing = el.querySelector(":scope > .roofline-static");
+  const key = JSON.stringify(st);
+  if (drawing && !args.measured_roofs && blockViews.get(args.fig) !== key) {
+    const first = blockViews.get(args.fig) === undefined && sameView(P.state, st);
+    if (!first) drawing.innerHTML = staticDrawings({ ...P, state: st }, args.fig.height).svg;
+    blockViews.set(args.fig, key);
+  }
+}
+
+// The view the build drew (the payload's state) and `st` are one.
+function sameView(a, b) {
+  return a.hardware === b.hardware && a.precision === b.precision && !a.vector === !b.vector &&
+    (a.op || null) === (b.op || null) && (a.tokens || null) === (b.tokens || null) &&
+    sameAI(a.ai, b.ai);
+}
+
 function setIfChanged(model, prop, value) {
   if (!sameValue(model[prop], value)) model[prop] = value;
 }
@@ -297,6 +348,7 @@ function update(args, obj) {
     setMarkup(index, args.verdict, { text: verdict, css_classes: [`rl-${bound}`] });
     setMarkup(index, args.readout, { text: readout });
     if (ticking) drawScene(args, st);
+    showInBlock(args, st);
   };
   clearTimeout(textTimers.get(args.fig));
   if (ticking) textTimers.set(args.fig, setTimeout(rest, TEXT_DELAY_MS));

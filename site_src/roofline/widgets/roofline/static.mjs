@@ -1,12 +1,12 @@
 // The roofline widget's first frame as static SVG: the live plot's scene (scene.mjs), drawn by
 // the static-chart engine (chart.mjs) in the live plot's frame, fonts, ticks, colours and label
 // places. Run at build time (roofline.widgets.roofline.static, through the embedded JS engine):
-// a reader sees it before BokehJS arrives, without JavaScript, and on paper.
-import { num } from "../../render/js/format.mjs";
+// a reader sees it before BokehJS arrives, without JavaScript, and on paper; the live plot runs
+// it again (roofline.mjs) so that paper prints the view on screen, with its caption and record.
+// A measurement's overlay comes in from static_measured.mjs (the live plot does not need it).
+import { bandwidth, num, tflops } from "../../render/js/format.mjs";
 import { svgChart } from "../../render/js/chart.mjs";
-import { leaderLines } from "../../render/js/labels.mjs";
-import { layoutOverlay, overlayData, yBounds } from "../measurement/measure.mjs";
-import { X_PAD, marker, scene, sceneLines } from "./scene.mjs";
+import { marker, scene } from "./scene.mjs";
 
 // (viewBox width, height as a share of the live plot's, the class the page's CSS shows it by):
 // each is shown in columns from its own width up to the next one's, so its text is never
@@ -14,26 +14,15 @@ import { X_PAD, marker, scene, sceneLines } from "./scene.mjs";
 export const VARIANTS = [[688, 1.0, "roofline-svg-wide"], [480, 0.8, "roofline-svg-medium"],
                          [320, 0.85, "roofline-svg-narrow"]];
 
-// The scene's labels' and points' boxes in frame px, for the overlay to keep off.
-function sceneBoxes(S) {
-  return S.labels.filter((l) => l.shown).map((l) => l.box);
-}
-
-// The y extent a measurement's overlay needs over the plot's x range (the payload's y_extra,
-// so the first frame already has room for it).
-export function overlayExtent(P, doc) {
-  return yBounds(overlayData(doc, P.x[0] / X_PAD, P.x[1] * X_PAD));
-}
-
-// One drawing of the initial view (P.state) at width × height px, with the measurement `doc`
-// drawn over it if given: its <svg> and its key (the numbered ops' names).
-export function staticSvg(P, width, height, cls = "roofline-svg", doc = null) {
+// One drawing of the initial view (P.state) at width × height px, with an overlay drawn over
+// it if given (static_measured.mjs measuredOverlay: its `roofs`, which the scene's labels keep
+// off, and draw(S, st, frame), its lines, points, labels and leaders): its <svg> and its key
+// (the numbered ops' names).
+export function staticSvg(P, width, height, cls = "roofline-svg", overlay = null) {
   const st = P.state;
   const margin = P.margin; // the live figure's borders too (settings.FRAME_MARGIN_PX)
   const frame = [width - margin[1] - margin[3], height - margin[0] - margin[2]];
-  // A measurement's roofs first: the scene's labels keep off them too.
-  const ov = doc ? overlayData(doc, P.x[0] / X_PAD, P.x[1] * X_PAD) : null;
-  const S = scene(P, st, frame, ov ? ov.roofs.xs.map((xs, i) => [xs, ov.roofs.ys[i]]) : []);
+  const S = scene(P, st, frame, overlay ? overlay.roofs : []);
   const hw = P.hardware[st.hardware];
   const m = marker(P, st, st.ai);
   const C = P.colors;
@@ -52,21 +41,12 @@ export function staticSvg(P, width, height, cls = "roofline-svg", doc = null) {
                                                   shape: "diamond", cls: "rl-tokens" }));
   let labels = S.labels;
   const leaders = { ...S.leaders, color: "muted" };
-  const extraLeaders = [];
-  if (ov) {
-    ov.roofs.xs.forEach((xs, i) => lines.push({ x: xs, y: ov.roofs.ys[i], color: C.measured,
-                                                width: 2.5, dash: "10 4 2 4", cls: "rl-measured" }));
-    ov.points.x.forEach((x, i) => points.push({ x, y: ov.points.y[i], r: 6.5, color: C.measured,
-                                                shape: "diamond", cls: "rl-measured-op" }));
-    const avoid = sceneLines(S.ceilings, S.vector, S.launch, S.roof)
-      .concat([[[S.ridge, S.ridge], S.y], [[st.ai, st.ai], S.y]]); // the ridge, the AI line
-    const placed = layoutOverlay(ov, S.x, S.y, frame[0], frame[1], sceneBoxes(S), undefined,
-                                 avoid);
-    labels = labels.concat(placed.map((l) => ({ ...l, color: C.measured })));
-    extraLeaders.push(leaderLines(placed, S.x, S.y, frame[0], frame[1]));
-  }
-  for (const l of extraLeaders) {
-    for (const k of ["x0", "y0", "x1", "y1"]) leaders[k] = leaders[k].concat(l[k]);
+  if (overlay) {
+    const drawn = overlay.draw(S, st, frame);
+    lines.push(...drawn.lines);
+    points.push(...drawn.points);
+    labels = labels.concat(drawn.labels);
+    for (const k of ["x0", "y0", "x1", "y1"]) leaders[k] = leaders[k].concat(drawn.leaders[k]);
   }
   points.push({ x: m.x, y: m.y, r: 8, color: m.color, ring: 2, cls: "rl-marker" });
   const svg = svgChart({
@@ -84,13 +64,37 @@ export function staticSvg(P, width, height, cls = "roofline-svg", doc = null) {
   return { svg, key: S.key };
 }
 
-// The first frame drawn once per VARIANTS width (wide first: it is the one shown where
+// The view P.state drawn once per VARIANTS width (wide first: it is the one shown where
 // container queries are unknown, and in print), and the wide drawing's key.
-export function staticFigure(P, heightPx, doc = null) {
+export function staticDrawings(P, heightPx, overlay = null) {
   const drawn = VARIANTS.map(([w, share, cls]) => staticSvg(P, w, Math.round(heightPx * share), cls,
-                                                              doc));
+                                                              overlay));
   // Numbers are the ops' own (the nth op is n in every drawing): one key for all of them.
   const key = new Map(drawn.flatMap((d) => d.key.map((k) => [k.n, k])));
   return { svg: drawn.map((d) => d.svg).join(""),
            key: [...key.values()].sort((a, b) => a.n - b.n) };
+}
+
+// The figure's caption for one view: what to look at, with the chip's own ridge, slope and roof
+// (block.py writes it for the first frame, roofline.mjs again as the reader moves a control).
+export function rooflineCaption(P, st) {
+  const hw = P.hardware[st.hardware];
+  const peak = hw.peaks[st.precision];
+  return `The roofline of the ${hw.name} in ${st.precision}: an op left of the ridge at ` +
+    `${num(peak / hw.bw)} FLOP/byte is held to the ${bandwidth(hw.bw)} bandwidth slope and one ` +
+    `right of it to the ${tflops(peak)} roof, so move the AI slider or pick an op to see which ` +
+    "of the two holds.";
+}
+
+// The view's settings in one line, for paper (where the controls are not printed).
+export function rooflineRecord(P, st) {
+  const parts = [`Hardware ${P.hardware[st.hardware].name}`,
+                 `precision ${P.precisions[st.precision].label}`,
+                 `arithmetic intensity ${num(st.ai)} FLOP/byte`];
+  const tokenOp = P.tokens && st.op ? P.tokens.ops.find((o) => o.id === st.op) : null;
+  const op = st.op && P.ops[st.op] ? P.ops[st.op].label : tokenOp ? tokenOp.label : null;
+  if (op) parts.push(`op preset ${op}`);
+  if (st.tokens) parts.push(`${num(st.tokens)} token${st.tokens === 1 ? "" : "s"} per step`);
+  if (st.vector) parts.push("vector roof shown");
+  return `Settings: ${parts.join(", ")}.`;
 }

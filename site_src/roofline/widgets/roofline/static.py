@@ -1,5 +1,5 @@
 """The roofline widget's first frame as static SVG, drawn at build time by the browser's own
-code: static.mjs (the live plot's scene.mjs and labels.mjs, drawn by render/js/chart.mjs), run
+code: static.mjs and static_measured.mjs (the live plot's scene.mjs and labels.mjs, drawn by render/js/chart.mjs), run
 in the embedded JS engine (roofline.render.jsengine). So the picture a reader sees before
 BokehJS arrives, without JavaScript and on paper is the live plot's first frame: the same
 frame, ranges, ticks, colours and label places.
@@ -28,12 +28,13 @@ if TYPE_CHECKING:
     from roofline.widgets.roofline.settings import RooflineSettings
 
 JS = Path(__file__).parent / "static.mjs"
+MEASURED_JS = Path(__file__).parent / "static_measured.mjs"
 
 
 def render(payload: dict, *, height_px: int, measurement: dict | None = None) -> str:
     """The static first frame of the widget's initial view (payload["state"]), with a
     measurement document drawn over it if given."""
-    return call(JS, "staticFigure", payload, height_px, measurement)["svg"]
+    return call(MEASURED_JS, "staticFigure", payload, height_px, measurement)["svg"]
 
 
 def key_html(payload: dict) -> str:
@@ -59,6 +60,13 @@ def key_html(payload: dict) -> str:
     return "".join(out)
 
 
+def record_html(payload: dict) -> str:
+    """The view's settings in one line (static.mjs rooflineRecord), shown on paper only, where
+    the controls are not printed; the live plot rewrites it as the reader moves a control."""
+    text = call(JS, "rooflineRecord", payload, payload["state"])
+    return f'<p class="roofline-record">{html.escape(text)}</p>'
+
+
 def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
                     zoo: OpZoo | None = None, measurement: dict | str | None = None) -> dict:
     """The payload the scene is drawn from (live and static): with a measurement, its y extent
@@ -68,6 +76,6 @@ def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
         measurement = settings.measurement
     if measurement is not None:
         from roofline.widgets.measurement.settings import load_measurement
-        # the TFLOP/s range the overlay needs (static.mjs overlayExtent)
-        data["y_extra"] = call(JS, "overlayExtent", data, load_measurement(measurement))
+        # the TFLOP/s range the overlay needs (static_measured.mjs overlayExtent)
+        data["y_extra"] = call(MEASURED_JS, "overlayExtent", data, load_measurement(measurement))
     return data

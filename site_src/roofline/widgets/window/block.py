@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from roofline.render.blockstyle import NATIVE_CONTROL_STYLE
 from roofline.render.embed import as_json_text, script_safe_json
 from roofline.render.jsengine import call
 from roofline.render.jsmodule import mount_module
@@ -24,34 +25,40 @@ CSS = (
     ".rl-window-figure svg{display:block;width:100%;height:auto}"
     ".rl-window-narrow{display:none}"
     "@container (max-width:687.5px){.rl-window-wide{display:none}.rl-window-narrow{display:block}}"
+    # the controls' look is every block's (blockstyle.NATIVE_CONTROL_CSS); their layout is ours
     ".rl-window-controls{display:flex;flex-wrap:wrap;gap:.4em .9em;align-items:end;"
-    "margin:0 0 .6em;font-size:.72rem}"
-    ".rl-window-controls label{display:flex;flex-direction:column;gap:.15em}"
-    ".rl-window-controls select,.rl-window-controls input{font:inherit;min-height:28px;"
-    "padding:0 .3em;color:var(--md-default-fg-color,inherit);"
-    "background:var(--md-default-bg-color,transparent);"
-    "border:1px solid var(--md-default-fg-color--light,#8c959f);border-radius:3px}"
+    "margin:0 0 .6em}"
+    ".rl-window-controls label{display:flex;flex-direction:column;gap:.15em;position:relative}"
     ".rl-window-controls input{width:6.5em}"
-    ".rl-window-controls button{font:inherit;min-height:28px;padding:0 .6em;cursor:pointer;"
-    "color:var(--md-primary-bg-color,#fff);background:var(--md-primary-fg-color,#4051b5);"
-    "border:0;border-radius:3px}"
+    # a refused value's message, under its field, over what follows (no jump as it comes and goes)
+    ".rl-window-controls .rl-control-error{position:absolute;top:100%;left:0;z-index:1;"
+    "width:max-content;max-width:16em;white-space:normal;margin-top:2px;padding:.2em .4em;"
+    "font-size:.9em;background:var(--rl-c-bg);border:1px solid var(--rl-c-error);border-radius:2px}"
     ".rl-window-facts{font-size:.72rem;margin:.4em 0}"
     ".rl-window-key{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a);margin:.3em 0}"
     ".rl-window-key span{display:inline-block;width:1.1em;height:.8em;margin:0 .3em 0 .8em;"
     "vertical-align:middle;border:1px solid var(--rl-frame,#8c959f)}"
-    ".rl-window-source{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a)}"
+    ".rl-window-source,.rl-window-record{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a)}"
+    ".rl-window-record{display:none}"
+    ".rl-window-noprice{border:1px dashed var(--rl-frame,#8c959f);box-sizing:border-box}"
     "@media print{.rl-window-controls{display:none!important}.rl-window{break-inside:avoid}"
+    ".rl-window-record{display:block}.rl-window-figure .rl-window-noprice{display:none!important}"
     ".rl-window-wide{display:block!important}.rl-window-narrow{display:none!important}}"
     "</style>")
-
-KEY = (("launch", "launch-bound"), ("memory", "memory-bound"), ("compute", "compute-bound"),
-       ("nofit", "does not fit"))
 
 
 def _select(name: str, label: str, options: list[tuple[str, str]], value: str) -> str:
     opts = "".join(f'<option value="{html.escape(v)}"{" selected" if v == value else ""}>'
                    f"{html.escape(t)}</option>" for v, t in options)
     return f'<label>{html.escape(label)}<select name="{name}">{opts}</select></label>'
+
+
+def _number(name: str, label: str, attrs: str, value) -> str:
+    """A number field with its message (view.mjs shows it while the field's value is refused)."""
+    return (f'<label>{html.escape(label)}<input name="{name}" type="number" {attrs} '
+            f'inputmode="decimal" aria-describedby="rl-window-{name}-error" '
+            f'value="{"" if value is None else value}"><span class="rl-control-error" '
+            f'id="rl-window-{name}-error" aria-live="polite" hidden></span></label>')
 
 
 def controls(settings, P: dict) -> str:
@@ -72,41 +79,33 @@ def controls(settings, P: dict) -> str:
                                           for t in P["tps"]], str(st["tp"])),
         _select("launch", "Launches", [(m, f"{e['label']}: {e['seconds'] * 1e6:.2g} µs/kernel")
                                        for m, e in P["launch"].items()], st["launch"]),
-        f'<label>$ per GPU-hour<input name="price" type="number" min="0.01" max="999" '
-        f'step="0.01" inputmode="decimal" value="{"" if st["price"] is None else st["price"]}">'
-        "</label>",
-        f'<label>ms per token (blank: none)<input name="latency" type="number" min="0.1" '
-        f'max="60000" step="any" inputmode="decimal" '
-        f'value="{"" if st["latency_ms"] is None else st["latency_ms"]}"></label>',
+        _number("price", "$ per GPU-hour", 'min="0.01" max="999" step="0.01"', st["price"]),
+        _number("latency", "ms per token (blank: none)", 'min="0.1" max="60000" step="any"',
+                st["latency_ms"]),
     ]
     from roofline.widgets.window.settings import PRESET_LABELS
     parts += [f'<button type="button" data-preset="{k}">{html.escape(v)}</button>'
               for k, v in PRESET_LABELS]
     label = f"Serving window settings ({P['models'][st['model']]['label']})"
-    return (f'<form class="rl-window-controls" hidden aria-label="{html.escape(label)}">'
-            + "".join(parts) + "</form>")
+    return (f'<form class="rl-window-controls rl-controls" hidden novalidate '
+            f'aria-label="{html.escape(label)}">' + "".join(parts) + "</form>")
 
 
-def key_html() -> str:
-    colors = call(STATIC, "windowColors")
-    items = "".join(f'<span style="background:{c};opacity:{o}"></span>{html.escape(t)}'
-                    for (k, t), (c, o) in zip(KEY, colors))
-    return f'<p class="rl-window-key">Shaded: {items}.</p>'
+def key_html(F: dict) -> str:
+    """The key of the regimes the figure shades (static.mjs windowKey; view.mjs rewrites it)."""
+    return f'<p class="rl-window-key">{F["key"]}</p>'
 
 
 def source_html(P: dict, controls: bool = True) -> str:
-    st = P["state"]
-    price = P["prices"].get(st["hardware"])
-    if price is None or st["price"] != price["usd_per_hour"]:
-        return ""
-    lo, hi = price["range"]
-    return (f'<p class="rl-window-source">Price: ${price["usd_per_hour"]:.2f} per GPU-hour, the '
-            f'midpoint of ${lo:.2f}–${hi:.2f} ({html.escape(price["tier"])}, '
-            f'{html.escape(price["date"])}): <a href="{html.escape(price["url"])}">'
-            f'{html.escape(price["source"])}</a>. Prices move'
-            + ("; type your own." if controls
-               else " (<code>roofline window --price</code> takes yours).")
-            + "</p>")
+    """Where the price comes from (static.mjs windowSource; view.mjs rewrites it)."""
+    return (f'<p class="rl-window-source">{call(STATIC, "windowSource", P, P["state"], controls)}'
+            "</p>")
+
+
+def record_html(P: dict) -> str:
+    """The view's settings in one line, printed only (static.mjs windowRecord)."""
+    return (f'<p class="rl-window-record">'
+            f'{html.escape(call(STATIC, "windowRecord", P, P["state"]))}</p>')
 
 
 def caption(P: dict) -> str:
@@ -127,12 +126,14 @@ def render(settings) -> str:
     return "\n".join([
         f'<div class="rl-window" role="figure" aria-label="{html.escape(settings.label)}">',
         CSS,
+        NATIVE_CONTROL_STYLE if settings.controls else "",
         controls(settings, P) if settings.controls else "",
         f'<div class="rl-window-figure">{F["svg"]}</div>',
-        key_html(),
+        key_html(F),
         f'<ul class="rl-window-facts">{facts}</ul>',
         f'<p class="roofline-caption"><span class="rl-window-caption">'
         f'{html.escape(caption(P))}</span></p>',
         source_html(P, settings.controls),
+        record_html(P) if settings.controls else "",
         *live,
         "</div>"])

@@ -5,6 +5,7 @@
 // (view.mjs). One drawing per column width, as the roofline's (VARIANTS).
 import { drawChart } from "../../render/js/chart.mjs";
 import { num, percent, seconds } from "../../render/js/format.mjs";
+import { escapeHtml } from "../../render/js/table.mjs";
 import { windowAt } from "./window.mjs";
 
 // Two drawings: wide, and narrow for columns under 688 px (a phone's, scaled up a little on a
@@ -12,10 +13,11 @@ import { windowAt } from "./window.mjs";
 export const VARIANTS = [[688, "rl-window-wide"], [320, "rl-window-narrow"]];
 export const COLORS = { launch: "#8250df", memory: "#d1352b", compute: "#2e9e48",
                         line: "#2f7fd8", mbu: "#0f7b6c", nofit: "muted", latency: "#b35900" };
-// The key's swatches, in block.py's order (launch, memory, compute, does not fit): [colour, opacity].
-export function windowColors() {
-  return [[COLORS.launch, 0.35], [COLORS.memory, 0.35], [COLORS.compute, 0.35], ["#8c959f", 0.6]];
-}
+// The key's entries, in its order: [regime, words, swatch colour, swatch opacity].
+export const KEY = [["launch", "launch-bound", COLORS.launch, 0.35],
+                    ["memory", "memory-bound", COLORS.memory, 0.35],
+                    ["compute", "compute-bound", COLORS.compute, 0.35],
+                    ["nofit", "does not fit", "#8c959f", 0.6]];
 export const REGIME_NAMES = { launch: "launch-bound", memory: "memory-bound",
                               compute: "compute-bound" };
 
@@ -72,6 +74,61 @@ export function drawnPoints(series, wall) {
   return out;
 }
 
+// What the panels shade, left to right: each regime where it holds inside the window, and
+// past the wall "does not fit" ({regime, x: [from, to]} in batch, each of some width).
+export function shaded(W) {
+  const xr = [0.8, W.x_max * 1.12];
+  const end = W.wall >= 1 ? W.wall + 0.5 : xr[0];
+  const out = W.bands.filter((b) => b.from - 0.5 < end)
+    .map((b) => ({ regime: b.regime, x: [Math.max(xr[0], b.from - 0.5), Math.min(end, b.to + 0.5)] }));
+  if (W.wall < W.x_max) out.push({ regime: "nofit", x: [end, xr[1]] });
+  return out.filter((r) => r.x[1] > r.x[0]);
+}
+
+// The key under the figure: a swatch for each regime the panels shade, and no other (HTML).
+export function windowKey(W) {
+  const drawn = new Set(shaded(W).map((r) => r.regime));
+  const items = KEY.filter(([k]) => drawn.has(k))
+    .map(([, words, color, opacity]) => `<span style="background:${color};opacity:${opacity}">` +
+      `</span>${escapeHtml(words)}`);
+  return `Shaded: ${items.join(", ")}.`;
+}
+
+// Where the view's price comes from (HTML): the chip's bundled price and its source, the
+// reader's own, or why there is none. `controls`: the page has a price field to type into.
+export function windowSource(P, st, controls = true) {
+  const price = P.prices[st.hardware];
+  const chip = escapeHtml(P.chips[st.hardware].label);
+  if (st.price === null) {
+    return `No price: the bundled prices have none for the ${chip}` +
+      (controls ? "; type one per GPU-hour to draw the price per 1M tokens." : ".");
+  }
+  if (!price || st.price !== price.usd_per_hour) {
+    return `Price: ${hourly(st.price)} per GPU-hour, ` +
+      (controls ? "the one typed here" : "as given") +
+      (price ? ` (the bundled price for the ${chip} is ${hourly(price.usd_per_hour)}).` : ".");
+  }
+  const [lo, hi] = price.range;
+  return `Price: ${hourly(price.usd_per_hour)} per GPU-hour, the midpoint of ` +
+    `${hourly(lo)}–${hourly(hi)} (${escapeHtml(price.tier)}, ${escapeHtml(price.date)}): ` +
+    `<a href="${escapeHtml(price.url)}">${escapeHtml(price.source)}</a>. Prices move` +
+    (controls ? "; type your own." : " (<code>roofline window --price</code> takes yours).");
+}
+
+// The view's settings in one line, for paper (where the controls are not printed).
+export function windowRecord(P, st) {
+  const parts = [P.models[st.model].label, P.chips[st.hardware].label,
+                 `weights in ${st.precision.toUpperCase()}`,
+                 `KV cache in ${st.kv_precision.toUpperCase()}`,
+                 `${whole(st.context)} tokens of context`,
+                 (st.tp || 1) > 1 ? `tensor parallel over ${st.tp} chips` : "one chip per replica",
+                 P.launch[st.launch].label,
+                 st.price === null ? "no price" : `${hourly(st.price)} per GPU-hour`,
+                 st.latency_ms === null ? "no latency budget"
+                   : `${num(st.latency_ms)} ms per token budget`];
+  return `Settings: ${parts.join(", ")}.`;
+}
+
 // One panel: `key` (a series field), its y label and how its best point reads.
 function panel(W, width, height, spec) {
   const s = drawnPoints(W.series, W.wall);
@@ -79,12 +136,9 @@ function panel(W, width, height, spec) {
   const also = spec.also || [];
   const yr = yRange(s.flatMap((p) => [p[spec.key], ...also.map((a) => p[a.key])]));
   const fit = s.filter((p) => p.fits), over = s.filter((p) => !p.fits || p.batch === W.wall);
-  // Each regime shaded where it holds inside the window; past the wall, "does not fit".
   const end = W.wall >= 1 ? W.wall + 0.5 : xr[0];
-  const regions = W.bands.filter((b) => b.from - 0.5 < end)
-    .map((b) => ({ x: [Math.max(xr[0], b.from - 0.5), Math.min(end, b.to + 0.5)],
-                   color: COLORS[b.regime], opacity: 0.1 }));
-  if (W.wall < W.x_max) regions.push({ x: [end, xr[1]], color: COLORS.nofit, opacity: 0.22 });
+  const regions = shaded(W).map((r) => ({ x: r.x, color: COLORS[r.regime],
+                                          opacity: r.regime === "nofit" ? 0.22 : 0.1 }));
   const lines = [];
   if (fit.length) {
     lines.push({ x: fit.map((p) => p.batch), y: fit.map((p) => p[spec.key]), color: COLORS.line,
@@ -126,6 +180,16 @@ function panel(W, width, height, spec) {
   });
 }
 
+// The price panel's place when there is no price: the same size, so the figure keeps its height
+// as the chip or the price changes, saying why it is empty.
+function noPrice(width, height, cls) {
+  const words = "No price per GPU-hour, so no price per 1M tokens.";
+  return `<svg class="rl-chart rl-window-svg rl-window-noprice ${cls}" viewBox="0 0 ${width} ` +
+    `${height}" width="${width}" height="${height}" role="img" aria-label="${words}">` +
+    `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" font-size="12" ` +
+    `fill="var(--rl-muted)">${words}</text></svg>`;
+}
+
 // The three panels at one width, as one <div>.
 export function windowSvg(P, W, width, cls) {
   const narrow = width < 400;
@@ -155,6 +219,8 @@ export function windowSvg(P, W, width, cls) {
       title: `Price per 1M tokens at ${hourly(st.price)} per GPU-hour` +
         (st.tp > 1 ? ` × ${st.tp} chips` : ""),
       best: (b) => `${money(b.price_per_million)} per 1M tokens` }));
+  } else {
+    parts.push(noPrice(width, h + 20, cls));
   }
   return `<div class="rl-window-drawing ${cls}">${parts.join("")}</div>`;
 }
@@ -277,9 +343,9 @@ export function windowFacts(P, st, rows = null) {
   return { facts: facts(P, W), figures: W };
 }
 
-// The whole figure for one state: every width's drawing and the facts.
+// The whole figure for one state: every width's drawing, the facts and the key.
 export function windowFigure(P, st) {
   const W = windowAt(P, st);
   return { svg: VARIANTS.map(([w, cls]) => windowSvg(P, W, w, cls)).join(""),
-           facts: facts(P, W), figures: W };
+           facts: facts(P, W), figures: W, key: windowKey(W) };
 }

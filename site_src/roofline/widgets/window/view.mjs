@@ -3,7 +3,7 @@
 // static.mjs — the code the build drew the first frame with — and keep the view in the URL (?wmodel=…&whw=…). Pure helpers are
 // exported for node's tests; mount() is the page's entry.
 import { plainNumber, queryParams, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
-import { windowCaption, windowFigure } from "./static.mjs";
+import { windowCaption, windowFigure, windowRecord, windowSource } from "./static.mjs";
 
 export const URL_KEYS = { model: "wmodel", hardware: "whw", precision: "wprec",
                           kv_precision: "wkv", context: "wctx", tp: "wtp", launch: "wlaunch", price: "wprice",
@@ -21,7 +21,11 @@ export function stateFromQuery(P, base, search) {
   const st = { ...base };
   const own = (o, k) => typeof k === "string" && Object.prototype.hasOwnProperty.call(o, k);
   if (own(P.models, q[URL_KEYS.model])) st.model = q[URL_KEYS.model];
-  if (own(P.chips, q[URL_KEYS.hardware])) st.hardware = q[URL_KEYS.hardware];
+  // a chip named without a price has its own bundled price, not the opening chip's
+  if (own(P.chips, q[URL_KEYS.hardware])) {
+    st.hardware = q[URL_KEYS.hardware];
+    st.price = bundledPrice(P, st.hardware);
+  }
   if (P.precisions.includes(q[URL_KEYS.precision])) st.precision = q[URL_KEYS.precision];
   const ctx = plainNumber(q[URL_KEYS.context]);
   if (ctx !== null && Number.isInteger(ctx) && ctx >= 1 && ctx <= 2 ** 21) st.context = ctx;
@@ -51,10 +55,30 @@ export function queryOf(st) {
   return Object.entries(URL_KEYS).map(([k, key]) => [key, st[k] === null ? "none" : String(st[k])]);
 }
 
-// A chip change takes that chip's bundled price, unless the reader typed one.
+// The chip's bundled price per GPU-hour, or null.
+export function bundledPrice(P, hardware) {
+  return P.prices[hardware] ? P.prices[hardware].usd_per_hour : null;
+}
+
+// A chip change takes that chip's bundled price, unless the reader typed one (a price from the
+// URL other than the chip's bundled one was typed too, on the page that wrote it).
 export function withChip(P, st, hardware, typedPrice) {
-  const bundled = P.prices[hardware] ? P.prices[hardware].usd_per_hour : null;
-  return validState(P, { ...st, hardware, price: typedPrice ? st.price : bundled });
+  return validState(P, { ...st, hardware, price: typedPrice ? st.price : bundledPrice(P, hardware) });
+}
+
+// A typed price or latency budget read: {value} when the state takes it, else {error}, the
+// message shown at the field (the state keeps its last good value). A blank latency budget is
+// none; a blank price is refused (a chip without a bundled price starts blank, untouched).
+export function readField(name, raw) {
+  const text = String(raw).trim();
+  const v = plainNumber(text);
+  if (name === "price") {
+    return v !== null && v > 0 && v < 1000 ? { value: v }
+      : { error: "Type a price above $0 and under $1,000 per GPU-hour." };
+  }
+  if (text === "") return { value: null };
+  return v !== null && v > 0 && v <= 60000 ? { value: v }
+    : { error: "Type a budget above 0 and up to 60,000 ms per token, or leave it blank." };
 }
 
 export function mount(root) {
@@ -63,10 +87,24 @@ export function mount(root) {
   const fig = root.querySelector(".rl-window-figure");
   const facts = root.querySelector(".rl-window-facts");
   const caption = root.querySelector(".rl-window-caption");
+  const key = root.querySelector(".rl-window-key");
+  const source = root.querySelector(".rl-window-source");
+  const record = root.querySelector(".rl-window-record");
   const field = (name) => form.elements.namedItem(name);
-  let typedPrice = false;
   let st = P.url_state && typeof location !== "undefined"
     ? stateFromQuery(P, P.state, location.search) : P.state;
+  let typedPrice = st.price !== null && st.price !== bundledPrice(P, st.hardware);
+  // A refused value stays in its field, with its message, until the reader mends it.
+  const refused = new Set();
+  const check = (name) => {
+    const el = field(name);
+    const got = readField(name, el.value);
+    const msg = root.querySelector(`#${el.getAttribute("aria-describedby")}`);
+    el.setAttribute("aria-invalid", got.error ? "true" : "false");
+    if (msg) { msg.textContent = got.error || ""; msg.hidden = !got.error; }
+    if (got.error) refused.add(name); else refused.delete(name);
+    return got;
+  };
   const show = () => {
     field("model").value = st.model;
     field("hardware").value = st.hardware;
@@ -84,11 +122,16 @@ export function mount(root) {
       ctxSelect.add(new Option(`${st.context} tokens`, String(st.context)));
     }
     ctxSelect.value = String(st.context);
-    field("price").value = st.price === null ? "" : String(st.price);
-    field("latency").value = st.latency_ms === null ? "" : String(st.latency_ms);
+    if (!refused.has("price")) field("price").value = st.price === null ? "" : String(st.price);
+    if (!refused.has("latency")) {
+      field("latency").value = st.latency_ms === null ? "" : String(st.latency_ms);
+    }
     const F = windowFigure(P, st);
     fig.innerHTML = F.svg;
     if (caption) caption.textContent = windowCaption(P, st);
+    if (key) key.innerHTML = F.key;
+    if (source) source.innerHTML = windowSource(P, st, true);
+    if (record) record.textContent = windowRecord(P, st);
     facts.innerHTML = F.facts.map((f) => `<li>${f.replace(/&/g, "&amp;").replace(/[<]/g, "&lt;")}</li>`).join("");
     root.setAttribute("data-rl-window", JSON.stringify({ wall: F.figures.wall,
                                                           best: F.figures.best && F.figures.best.batch }));
@@ -104,21 +147,28 @@ export function mount(root) {
     else if (name === "tp") st = validState(P, { ...st, tp: Number(field("tp").value) });
     else if (name === "kv_precision") st = { ...st, kv_precision: field("kv_precision").value };
     else if (name === "price") {
-      const v = plainNumber(field("price").value);
-      if (v !== null && v > 0 && v < 1000) { st = { ...st, price: v }; typedPrice = true; }
+      const got = check("price");
+      if (got.error) return;
+      st = { ...st, price: got.value };
+      typedPrice = true;
     } else if (name === "latency") {
-      const raw = field("latency").value.trim();
-      const v = plainNumber(raw);
-      if (raw === "") st = { ...st, latency_ms: null };
-      else if (v !== null && v > 0 && v <= 60000) st = { ...st, latency_ms: v };
+      const got = check("latency");
+      if (got.error) return;
+      st = { ...st, latency_ms: got.value };
     }
     show();
+  });
+  // The message follows each keystroke; the figure, the value once it is entered (change).
+  form.addEventListener("input", (ev) => {
+    if (ev.target.name === "price" || ev.target.name === "latency") check(ev.target.name);
   });
   form.addEventListener("submit", (ev) => ev.preventDefault());
   for (const b of form.querySelectorAll("button[data-preset]")) {
     b.addEventListener("click", () => {
       st = { ...st, latency_ms: PRESETS[b.dataset.preset].latency_ms };
+      refused.delete("latency");
       show();
+      check("latency");
     });
   }
   form.hidden = false;
