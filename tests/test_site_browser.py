@@ -88,15 +88,12 @@ def test_the_lesson_does_not_shift_as_it_loads(built_site, open_page):
 
 
 def test_anchors_land_with_skipped_blocks(built_site, open_page):
-    """Below-the-fold blocks skip layout until near view (visibility.css, content-visibility:
-    auto) and reserve an estimated height; a reader who opens the lesson at a section's anchor
-    must still land on its heading, at a phone's width where the page is tallest."""
+    """A reader who opens the lesson at a section's anchor lands on its heading, at a phone's
+    width where the page is tallest (while blocks below skipped layout behind an estimated
+    height, #31, this was the risk; visibility.css)."""
     url = (built_site / LESSON).as_uri()
     w = open_page(url, width=412, height=823)
     w.page.wait_for_load_state("load")
-    skipped = w.page.evaluate("""() => [...document.querySelector('article').children]
-      .filter((el) => getComputedStyle(el).contentVisibility === 'auto').length""")
-    assert skipped >= 10, skipped  # the rule applies (else this test proves nothing)
     ids = w.page.evaluate("[...document.querySelectorAll('article h2[id]')].map((h) => h.id)")
     tops = {}
     for anchor in ids[1::2]:
@@ -112,45 +109,6 @@ def test_anchors_land_with_skipped_blocks(built_site, open_page):
     assert 0 <= first < 120, tops
     landed_wrong = {a: t for a, t in tops.items() if abs(t[0] - max(first, t[1])) > 2}
     assert not landed_wrong, (first, landed_wrong)
-    w.assert_clean()
-
-
-# Focus rings inside blocks that skip painting until near view (content-visibility: auto
-# implies paint containment, which clips what a child paints outside the block unless
-# overflow-clip-margin lets it): each summary and focusable part, keyboard-focused, must have
-# its whole ring inside the block's paint area. Returns the clipped ones.
-CLIPPED_RINGS_JS = """() => {
-  const out = [];
-  const blocks = [...document.querySelectorAll('article > *')]
-    .filter((b) => getComputedStyle(b).contentVisibility === 'auto');
-  for (const b of blocks) {
-    const margin = parseFloat(getComputedStyle(b).overflowClipMargin) || 0;
-    for (const el of b.querySelectorAll(
-        'summary, a[href], [tabindex], input, select, textarea, button')) {
-      el.focus({focusVisible: true});
-      if (document.activeElement !== el) continue;
-      const cs = getComputedStyle(el);
-      if (cs.outlineStyle === 'none') continue;
-      const ring = parseFloat(cs.outlineOffset) + parseFloat(cs.outlineWidth);
-      const r = el.getBoundingClientRect(), box = b.getBoundingClientRect();
-      const over = Math.max(box.left - (r.left - ring), (r.right + ring) - box.right,
-                            box.top - (r.top - ring), (r.bottom + ring) - box.bottom) - margin;
-      if (over > 0.5) out.push(`${el.tagName} "${el.textContent.trim().slice(0, 30)}" +${over}px`);
-    }
-  }
-  document.activeElement.blur();
-  return out;
-}"""
-
-
-def test_focus_rings_are_not_clipped_by_skipped_blocks(built_site, open_page):
-    w = open_page((built_site / LESSON).as_uri(), width=412, height=823)
-    w.page.wait_for_load_state("load")
-    assert w.page.evaluate(CLIPPED_RINGS_JS) == []
-    # the gate reports the defect it guards against: no clip margin, the summaries' rings clip
-    w.page.evaluate("""() => document.querySelectorAll('article > *').forEach((b) => {
-      b.style.overflowClipMargin = '0px'; })""")
-    assert any(c.startswith("SUMMARY") for c in w.page.evaluate(CLIPPED_RINGS_JS))
     w.assert_clean()
 
 

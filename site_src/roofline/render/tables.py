@@ -113,18 +113,22 @@ def ops_table(points: list[OpPoint], *, contexts: dict[str, str] | None = None) 
     return Table(tuple(cols), tuple(rows))
 
 
-# --- HTML tables for the site: column priorities, stacked cards, print -----------------------
+# --- HTML tables for the site: column priorities, grouped rows, print -------------------------
 # A generated table on a page is an HTML <table class="rl-t"> inside a labelled container
 # (docs/assets/stylesheets/tables.css). Each column has a priority: 1 = the punchline (never
 # hidden on screens >= 1024 px), 2 = context, 3 = detail that gives way first. The container
 # carries two width classes computed here from the cell text: rl-fit-N (the whole table needs
 # about N rem) and rl-min-M (the priority-1 and -2 columns need about M rem). Container queries
 # in tables.css then hide priority-3 columns (with a visible note) when the column is narrower
-# than N, and turn rows into labelled cards when it is narrower than M, or narrower than N on
-# a screen under 1024 px, so no column is ever out of reach. Print shows every column.
+# than N on a screen 1024 to 1279 px wide (from 1280 px every column shows), and turn rows into
+# grouped rows, every cell under its column's title, when it is narrower than M, or narrower
+# than N on a screen under 1024 px, so no column is ever out of reach. Print shows every column.
 
 PUNCHLINE = ("name", "bound", "attainable_flops_per_s", "fraction_of_peak", "time_s",
              "intensity_flops_per_byte")
+WRAPS = ("shape", "context")
+"""Columns that wrap in every table: an op's shapes ("m=16,384 × n=4,096 × k=4,096") kept on
+one line made the op zoo's tables 1,080 px at their narrowest, too wide for any article (#49)."""
 TABLE_JS = Path(__file__).parent / "js" / "table.mjs"
 """The markup and the width rule (rl-fit-N, rl-min-M) of every generated table: one copy, in
 JavaScript, so a table made in the browser (the profile drop page) is laid out by the same rule."""
@@ -154,6 +158,7 @@ def table_html(t: Table, *, label: str, priority: dict[str, int] | None = None,
                wrap: tuple[str, ...] = (), css_class: str = "", note: str = "") -> str:
     """A Table value as an html_table: punchline columns get priority 1 unless told."""
     prio = {k: 1 for k in PUNCHLINE} | (priority or {})
+    wrap = (*wrap, *WRAPS)
     cols = [HtmlColumn(c.title, c.align, prio.get(c.key, 2), c.key in wrap) for c in t.columns]
     rows = [[html.escape(c.fmt(r.get(c.key))) if r.get(c.key) is not None else "—"
              for c in t.columns] for r in t.rows]
@@ -161,7 +166,7 @@ def table_html(t: Table, *, label: str, priority: dict[str, int] | None = None,
 
 
 def rest_details(summary: str, table: str) -> str:
-    """The rest of a summarised table, collapsed under `summary` (text): one screen of cards
+    """The rest of a summarised table, collapsed under `summary` (text): one screen of rows
     on a phone instead of three. Print opens it without the theme's script (tables.css)."""
     return (f'\n<details class="note rl-sources rl-rest" markdown="1">\n<summary>'
             f"{html.escape(summary)}</summary>\n\n{table}\n</details>\n")

@@ -7,9 +7,10 @@
 // detail that gives way first. The container carries two width classes computed here from the
 // cell text: rl-fit-N (the whole table needs about N rem) and rl-min-M (the priority-1 and -2
 // columns need about M rem). Container queries in tables.css then hide priority-3 columns (with
-// a visible note) when the column is narrower than N, and turn rows into labelled cards when it
-// is narrower than M, or narrower than N on a screen under 1024 px, so no column is ever out of
-// reach. Print shows every column.
+// a visible note) when the column is narrower than N on a screen 1024 to 1279 px wide (from 1280
+// px every column shows), and turn rows into grouped rows, every cell under its column's title,
+// when it is narrower than M, or narrower than N on a screen under 1024 px, so no column is ever
+// out of reach. Print shows every column.
 
 export const FIT_MIN_REM = 16;
 export const FIT_MAX_REM = 80;
