@@ -61,7 +61,7 @@ export function staticSvg(P, width, height, cls = "roofline-svg", doc = null) {
     const avoid = sceneLines(S.ceilings, S.vector, S.launch, S.roof)
       .concat([[[S.ridge, S.ridge], S.y], [[st.ai, st.ai], S.y]]); // the ridge, the AI line
     const placed = layoutOverlay(ov, S.x, S.y, frame[0], frame[1], sceneBoxes(S), undefined,
-                                 avoid);
+                                 avoid, S.points);
     labels = labels.concat(placed.map((l) => ({ ...l, color: C.measured })));
     extraLeaders.push(leaderLines(placed, S.x, S.y, frame[0], frame[1]));
   }
