@@ -2,7 +2,9 @@
 each label's text box is measured from the font metrics table the pages' font stack is built
 on (render/js/fontmetrics.mjs, read here as data), and checked against the picture's edges,
 the other labels, every drawn line (polylines and lines: roofs, slopes, the ridge, the AI line,
-launch and measured roofs, leaders) except the grid and a label's own leader, which ends at it.
+launch and measured roofs, leaders) except the grid and a label's own leader, which ends at it;
+and as a reader reads it: a point's name no nearer another mark than its own, and no two
+labels so close along a baseline that they read as one phrase.
 
     problems = svg_problems(svg_text)   # [] when the drawing passes
     crossings = count_crossings(svg_text)
@@ -47,6 +49,10 @@ def _style(el) -> dict[str, str]:
 
 def labels(root) -> list[tuple[str, list[float]]]:
     """(text, ink box [left, top, right, bottom]) of every label drawn in the picture."""
+    return [(t, b) for t, b, _ in _labels(root)]
+
+
+def _labels(root) -> list[tuple[str, list[float], object]]:
     out = []
     for t in root.iter(f"{NS}text"):
         if not (t.text or "").strip():
@@ -60,7 +66,7 @@ def labels(root) -> list[tuple[str, list[float]]]:
         w = text_width(t.text, size, style)
         x, y = float(t.get("x")), float(t.get("y"))
         left = {"end": x - w, "middle": x - w / 2}.get(t.get("text-anchor", "start"), x)
-        out.append((t.text, [left, y - ASCENT * size, left + w, y + DESCENT * size]))
+        out.append((t.text, [left, y - ASCENT * size, left + w, y + DESCENT * size], t))
     return out
 
 
@@ -108,8 +114,65 @@ def crossings(root) -> list[str]:
     return out
 
 
+# A reader's two checks (tests/js/labelgate.mjs is their twin on the layout's output in every
+# state): marks whose centres are closer than MERGE_PX look as one; labels on one baseline
+# band closer than GAP_PX read as one phrase (ink boxes: the layout keeps 8 px between its
+# boxes, which are a px wider); a name's own mark must be its nearest, within SLACK_PX (the
+# ink box is a little smaller than the layout's box).
+MERGE_PX, GAP_PX, SLACK_PX = 10.0, 6.0, 2.5
+
+
+def _dist(p: tuple[float, float], b: list[float]) -> float:
+    qx, qy = min(max(p[0], b[0]), b[2]), min(max(p[1], b[1]), b[3])
+    return ((qx - p[0]) ** 2 + (qy - p[1]) ** 2) ** 0.5
+
+
+def marks(root) -> list[tuple[float, float]]:
+    """The centres of the drawn points (circles and diamonds), the reader's marker aside."""
+    out = []
+    for el in root.iter():
+        if "rl-marker" in (el.get("class") or ""):
+            continue
+        if el.tag == f"{NS}circle":
+            out.append((float(el.get("cx")), float(el.get("cy"))))
+        elif el.tag == f"{NS}path":
+            v = [float(n) for n in re.findall(r"-?[0-9.]+", el.get("d") or "")]
+            if len(v) == 8:  # a diamond: its four corners
+                out.append((sum(v[0::2]) / 4, sum(v[1::2]) / 4))
+    return out
+
+
+def reader_problems(root) -> list[str]:
+    """A point's name nearer another mark than its own (its own: data-mark, which chart.mjs
+    writes on a point's name), and two labels that read as one."""
+    out = []
+    found = [(t, b, el) for t, b, el in _labels(root)
+             if not re.search(r"rl-tick|rl-axis-label", el.get("class") or "")]
+    pts = marks(root)
+    for text, b, el in found:
+        if not el.get("data-mark"):
+            continue
+        own = tuple(float(v) for v in el.get("data-mark").split())
+        d = _dist(own, b)
+        others = [_dist(m, b) for m in pts
+                  if ((m[0] - own[0]) ** 2 + (m[1] - own[1]) ** 2) ** 0.5 >= MERGE_PX]
+        if others and min(others) + SLACK_PX < d:
+            out.append(f"'{text}' is nearer another mark ({min(others):.0f} px) than its own "
+                       f"({d:.0f} px)")
+    for i, (text, b, _) in enumerate(found):
+        for other, c, _ in found[i + 1:]:
+            v = min(b[3], c[3]) - max(b[1], c[1])
+            if v < 0.5 * min(b[3] - b[1], c[3] - c[1]):
+                continue
+            gap = max(b[0], c[0]) - min(b[2], c[2])
+            if 0 <= gap < GAP_PX:
+                out.append(f"'{text}' and '{other}' read as one ({gap:.1f} px apart on a baseline)")
+    return out
+
+
 def svg_problems(svg: str) -> list[str]:
-    """Every label out of its picture, on another label, or crossed by a line."""
+    """Every label out of its picture, on another label, or crossed by a line; a point's name
+    nearer another mark than its own; two labels that read as one."""
     root = ET.fromstring(svg)
     width, height = float(root.get("width")), float(root.get("height"))
     found = labels(root)
@@ -120,7 +183,7 @@ def svg_problems(svg: str) -> list[str]:
         for other, c in found[i + 1:]:
             if b[0] < c[2] and c[0] < b[2] and b[1] < c[3] and c[1] < b[3]:
                 out.append(f"'{text}' meets '{other}'")
-    return out + crossings(root)
+    return out + crossings(root) + reader_problems(root)
 
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S | re.I)
@@ -145,9 +208,10 @@ def drawings(html: str) -> list[str]:
 
 
 def count_problems_by_kind(problems: list[str]) -> dict[str, int]:
-    """{"crosses": n, "meets": n, "leaves": n}: the gate's findings counted by kind."""
+    """{"crosses": n, "meets": n, "leaves": n, "nearer": n, "read as one": n}: the gate's
+    findings counted by kind."""
     out: dict[str, int] = {}
     for p in problems:
-        kind = next(k for k in ("crosses", "meets", "leaves") if k in p)
+        kind = next(k for k in ("crosses", "meets", "leaves", "nearer", "read as one") if k in p)
         out[kind] = out.get(kind, 0) + 1
     return out

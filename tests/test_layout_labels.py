@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from svgcheck import drawings, labels, svg_problems
+from svgcheck import count_problems_by_kind, drawings, labels, svg_problems
 
 
 def charts() -> dict[str, str]:
@@ -53,3 +53,22 @@ def test_every_chip_of_the_ridge_chart_is_named():
     texts = {n for t, _ in labels(ET.fromstring(CHARTS["ridge-wide"])) for n in t.split(" / ")}
     missing = [a.id for a in ctx.catalog if "bf16" in a.peaks and short_name(a.name) not in texts]
     assert not missing, missing
+
+
+def test_the_gate_reports_a_name_nearer_another_mark_and_labels_that_read_as_one():
+    """Seeded: a point's name (data-mark: its own point) drawn beside another point, and a
+    number 3 px after a roof's label on its baseline ("BF16 roof 989 8"); each is reported,
+    and the same drawing with the name beside its own point and the number 20 px off is not."""
+    def doc(name_x, num_x):
+        return ('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200">'
+                '<circle class="rl-op" cx="50" cy="100" r="4"/>'
+                '<circle class="rl-op" cx="200" cy="100" r="4"/>'
+                f'<text x="{name_x}" y="95" data-mark="50 100" style="font-size:11px">GEMM</text>'
+                '<text x="200" y="30" style="font-size:12px">BF16 roof 989</text>'
+                f'<text x="{num_x}" y="30" style="font-size:11px">8</text></svg>')
+    from svgcheck import text_width
+    end = 200 + text_width("BF16 roof 989", 12, "normal")
+    bad = svg_problems(doc(206, end + 3))
+    assert count_problems_by_kind(bad) == {"nearer": 1, "read as one": 1}, bad
+    assert "'GEMM' is nearer another mark" in bad[0]
+    assert svg_problems(doc(56, end + 20)) == []

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import { labelColumns, layoutOverlay, overlayData } from "../../site_src/roofline/widgets/measurement/measure.mjs";
-import { overlaps, segmentsOf } from "../../site_src/roofline/render/js/labels.mjs";
+import { overlaps, segmentsOf, toPx } from "../../site_src/roofline/render/js/labels.mjs";
+import { nearerOtherMark, readAsOne } from "./labelgate.mjs";
 import { scene, sceneLines } from "../../site_src/roofline/widgets/roofline/scene.mjs";
 
 const P = readFileSync(new URL("../cases/payloads.jsonl", import.meta.url), "utf8").split("\n")
@@ -36,7 +37,7 @@ test("overlay labels meet no scene label, point, line or roof, and stay in the f
         const ov = overlayData(bundled, S.x[0], S.x[1]);
         const taken = S.labels.filter((l) => l.shown).map((l) => l.box);
         const lines = sceneLines(S.ceilings, S.vector, S.launch, S.roof);
-        const placed = layoutOverlay(ov, S.x, S.y, frame[0], frame[1], taken, undefined, lines);
+        const placed = layoutOverlay(ov, S.x, S.y, frame[0], frame[1], taken, undefined, lines, S.points);
         const segs = segmentsOf(lines.concat(ov.roofs.xs.map((xs, i) => [xs, ov.roofs.ys[i]])),
                                 S.x, S.y, frame[0], frame[1]);
         const shown = placed.filter((l) => l.shown);
@@ -48,6 +49,16 @@ test("overlay labels meet no scene label, point, line or roof, and stay in the f
           for (const t of taken) if (overlaps(b, t, 0)) problems.push(`${at} on a scene label`);
           for (const g of segs) if (enters(g, b)) problems.push(`${at} crossed by a line`);
           for (const o of shown.slice(i + 1)) if (overlaps(b, o.box, 0)) problems.push(`${at} meets '${o.text}'`);
+        }
+        // the overlay's names against the overlay's and the scene's marks, and every label
+        const px = (x, y) => toPx(x, y, S.x, S.y, frame[0], frame[1]);
+        const marks = ov.points.x.map((x, i) => px(x, ov.points.y[i]))
+          .concat(S.points.x.map((x, i) => px(x, S.points.y[i])));
+        const named = shown.map((l) => ({ text: l.text, box: l.box,
+                                          mark: /^measured-op-/.test(l.key) ? px(...l.mark) : null }));
+        const all = named.concat(S.labels.filter((l) => l.shown).map((l) => ({ text: l.text, box: l.box })));
+        for (const p of nearerOtherMark(named, marks).concat(readAsOne(all))) {
+          problems.push(`${id} ${precision} ${frame}: ${p}`);
         }
       }
     }

@@ -4,14 +4,16 @@
 // precision, vector toggle, a spread of AIs, desktop, medium and phone frames), with a
 // geometry checker written apart from the layout: no label leaves the frame, meets another or
 // is crossed by a drawn line (roofs, ceilings, the ridge, the AI line, the launch ceiling) or by
-// another label's leader, and a name placed away from its point has a leader. Seeded defects
-// show the checker fails.
+// another label's leader, and a name placed away from its point has a leader; no name lies
+// nearer another mark than its own, and no two labels read as one phrase (labelgate.mjs).
+// Seeded defects show the checker fails.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
 import * as sc from "../../site_src/roofline/widgets/roofline/scene.mjs";
 import { toPx } from "../../site_src/roofline/render/js/labels.mjs";
+import { nearerOtherMark, readAsOne } from "./labelgate.mjs";
 
 const PAYLOADS = readFileSync(new URL("../cases/payloads.jsonl", import.meta.url), "utf8")
   .split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -53,7 +55,7 @@ export function defects(S, st, frame) {
       if (segmentInBox(g, [b[0] + 0.5, b[1] + 0.5, b[2] - 0.5, b[3] - 0.5])) out.push(`a leader crosses '${l.text}'`);
     }
     if (/^(op|proj)-/.test(l.key)) {
-      const [x, y] = px(l.x, l.y);
+      const [x, y] = px(...(l.mark || [l.x, l.y])); // the point it names
       const d = Math.hypot(x - Math.min(Math.max(x, b[0]), b[2]), y - Math.min(Math.max(y, b[1]), b[3]));
       const tied = leaders.some((g) => Math.hypot(g[0] - x, g[1] - y) < 6);
       if (d > 12 && !tied) out.push(`'${l.text}' is ${Math.round(d)} px from its point with no leader`);
@@ -63,7 +65,11 @@ export function defects(S, st, frame) {
     const [p, q] = [a.box, c.box];
     if (p[0] < q[2] && q[0] < p[2] && p[1] < q[3] && q[1] < p[3]) out.push(`'${a.text}' meets '${c.text}'`);
   }));
-  return out;
+  const marks = S.points.x.map((x, i) => px(x, S.points.y[i]))
+    .concat(S.projections.x.map((x, i) => px(x, S.projections.y[i])));
+  const named = shown.map((l) => ({ text: l.text, box: l.box,
+                                    mark: /^(op|proj)-/.test(l.key) ? px(...(l.mark || [l.x, l.y])) : null }));
+  return out.concat(nearerOtherMark(named, marks), readAsOne(named));
 }
 
 // Every chip × precision × vector toggle × a spread of AIs; with a tokens slider, also each of
@@ -117,7 +123,9 @@ test("at desktop width the roof, the slope and the ridge are named, and a select
       }
       if (P.state.op && P.ops[P.state.op]) {
         const l = S.labels.find((x) => x.key === `op-${P.state.op}`);
-        assert.ok(l.shown && l.style === "bold" && P.ops[P.state.op].short.startsWith(l.text),
+        // (it leads its group's label where other points overlap it: "GEMM (training), 8")
+        const first = l.text.split(", ")[0].replace(/ \+[0-9]+$/, "");
+        assert.ok(l.shown && l.style === "bold" && P.ops[P.state.op].short.startsWith(first),
                   `${name} ${st.hardware} ${st.precision}: ${l.text}`);
       }
     }
@@ -128,12 +136,33 @@ test("every op point is named or numbered; numbers are the ops' own, listed in t
   const P = PAYLOADS.find((p) => p.name === "zoo").payload;
   const S = sc.scene(P, { ...P.state, ai: 2 }, FRAMES[0]);
   const ids = Object.keys(P.ops);
-  for (const l of S.labels.filter((x) => x.key.startsWith("op-") && x.shown && x.numbered)) {
-    assert.equal(ids[Number(l.text) - 1], l.key.slice(3));
-    assert.ok(S.key.some((k) => k.n === Number(l.text) && k.text === P.ops[l.key.slice(3)].label));
-  }
-  const hidden = S.labels.filter((l) => l.key.startsWith("op-") && !l.shown);
-  assert.ok(hidden.length <= 3, hidden.map((l) => l.text).join());
+  const shown = S.labels.filter((x) => x.shown);
+  let hidden = 0;
+  ids.forEach((id, j) => {
+    const l = shown.find((x) => (x.members || [x]).some((m) => m.key === `op-${id}`));
+    if (!l) { hidden += 1; return; }
+    const parts = l.text.split(", ");
+    if (parts.includes(P.ops[id].short) || parts.includes(P.ops[id].short.split(" (")[0])) return;
+    if (parts.includes(String(j + 1))) {
+      assert.ok(S.key.some((k) => k.n === j + 1 && k.text === P.ops[id].label), `${id}: not in the key`);
+    } else {
+      hidden += 1; // a group's "+n": its tooltips name it
+    }
+  });
+  assert.ok(hidden <= 3, `${hidden} ops unnamed`);
+});
+
+test("points whose markers overlap share one label, led by the selected op", () => {
+  const P = PAYLOADS.find((p) => p.name === "lesson").payload;
+  const S = sc.scene(P, { ...P.state, ai: 2 }, FRAMES[0]);
+  const group = S.labels.find((l) => l.members && l.members.some((m) => m.key === "op-attention-train"));
+  assert.ok(group && group.members.some((m) => m.key === "op-gemm-train"), "GEMM and attention (training) overlap");
+  // one label for the group: no member is laid out on its own
+  for (const m of group.members) assert.ok(!S.labels.some((l) => l !== group && l.key === m.key));
+  const sel = sc.scene(P, { ...P.state, op: "attention-train", ai: 2 }, FRAMES[0]);
+  const led = sel.labels.find((l) => l.members && l.members.some((m) => m.key === "op-gemm-train"));
+  assert.equal(led.key, "op-attention-train");
+  assert.equal(led.style, "bold");
 });
 
 test("the marker: on the roofline, or for a selected op at the FLOP/s its launch allows", () => {
@@ -177,4 +206,26 @@ test("seeded: the checker reports a label on a line, on another label, outside, 
   const far = [x + 60, y - 80, x + 100, y - 68];
   const moved = { ...on(named, far), leaders: { x0: [], y0: [], x1: [], y1: [] } };
   assert.match(defects(moved, st, frame).join(), /with no leader/);
+});
+
+test("seeded: a name moved beside another op's point, and a number against the roof's label", () => {
+  const P = PAYLOADS.find((p) => p.name === "lesson").payload;
+  const st = { ...P.state, ai: 2 };
+  const frame = FRAMES[0];
+  const S = sc.scene(P, st, frame);
+  assert.deepEqual(defects(S, st, frame), []);
+  const on = (l, box) => ({ ...S, labels: S.labels.map((x) => (x === l ? { ...x, box } : x)) });
+  // a shown op's name put right beside another op's point (far from every mark of its own)
+  const ops = S.labels.filter((l) => l.key.startsWith("op-") && l.shown);
+  const [a, b] = [ops[0], S.labels.find((l) => l.key.startsWith("op-")
+    && Math.hypot(...toPx(l.x, l.y, S.x, S.y, ...frame).map((v, i) => v - toPx(...ops[0].mark, S.x, S.y, ...frame)[i])) > 40)];
+  const [bx, by] = toPx(b.x, b.y, S.x, S.y, ...frame);
+  const w = a.box[2] - a.box[0];
+  assert.match(defects(on(a, [bx + 6, by - 20, bx + 6 + w, by - 7]), st, frame).join(),
+               /nearer another mark/);
+  // a number put 3 px after the roof's label, on its baseline: "BF16 roof 989 8"
+  const roof = S.labels.find((l) => l.key === "roof");
+  const num = [roof.box[2] + 3, roof.box[1] + 1, roof.box[2] + 11, roof.box[3] - 1];
+  const seeded = { ...S, labels: S.labels.concat([{ key: "region", text: "8", box: num, shown: true }]) };
+  assert.match(defects(seeded, st, frame).join(), /'.*roof.*' and '8' read as one/);
 });

@@ -8,7 +8,7 @@
 // colours are given as they are. Text uses labels.mjs's FONT_STACK, whose metrics the layout
 // used, and every label has a halo: a stroke of the background colour painted under it.
 import { num } from "./format.mjs";
-import { ABOVE, BELOW, FONT_STACK, LINE_H, layoutLabels, leaderLines, textWidth, toPx } from "./labels.mjs";
+import { ABOVE, BELOW, FONT_STACK, LINE_H, layoutLabels, leaderLines, namesPoint, textWidth, toPx } from "./labels.mjs";
 
 // The roles' light colours (the fallbacks of the CSS variables): the page's text, muted text,
 // grid, background and frame, and the roofline's series (the widget's palette, settings.py).
@@ -72,22 +72,24 @@ function text(x, y, body, o = {}) {
                      "stroke-width": o.halo ? "3px" : undefined,
                      "stroke-linejoin": o.halo ? "round" : undefined });
   const cls = o.cls ? ` class="${o.cls}"` : "";
-  const data = o.key ? ` data-key="${esc(o.key)}"` : "";
+  const data = (o.key ? ` data-key="${esc(o.key)}"` : "")
+    + (o.mark ? ` data-mark="${f1(o.mark[0])} ${f1(o.mark[1])}"` : "");
   const anchor = o.anchor && o.anchor !== "start" ? ` text-anchor="${o.anchor}"` : "";
   const tf = o.transform ? ` transform="${o.transform}"` : "";
   return `<text${cls}${data} x="${f1(x)}" y="${f1(y)}"${anchor}${tf} style="${st}">` +
     `${esc(body)}</text>`;
 }
 
-// One placed label (labels.mjs: box in frame px) as SVG text on its box's baseline.
-export function labelSvg(lab, left, top, cls) {
+// One placed label (labels.mjs: box in frame px) as SVG text on its box's baseline; a point's
+// name carries the point it names (`mark`: picture px) as data-mark, for the label gate.
+export function labelSvg(lab, left, top, cls, mark = null) {
   const b = lab.box;
   const anchor = lab.align === "right" ? "end" : lab.align === "center" ? "middle" : "start";
   const x = left + (anchor === "end" ? b[2] - 1 : anchor === "middle" ? (b[0] + b[2]) / 2 : b[0]);
   const y = top + b[3] - lab.size * (LINE_H - 1) / 2 - lab.size * 0.2;
   return text(x, y, lab.text, { size: lab.size, color: lab.color, bold: lab.style === "bold",
                                 italic: lab.style === "italic", halo: true, anchor, cls,
-                                key: lab.key });
+                                key: lab.key, mark });
 }
 
 // The tick labels of an axis, each given its width: a tick whose text would run into the
@@ -201,7 +203,9 @@ export function svgChart(spec) {
   }
   out.push("</svg>");
   for (const lab of spec.labels || []) {
-    if (lab.shown) out.push(labelSvg(lab, m.left, m.top, spec.labelCls || "rl-label"));
+    if (!lab.shown) continue;
+    const mark = lab.mark && namesPoint(lab) ? m.px(...lab.mark) : null;
+    out.push(labelSvg(lab, m.left, m.top, spec.labelCls || "rl-label", mark));
   }
   out.push("</svg>");
   return out.join("");

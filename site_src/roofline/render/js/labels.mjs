@@ -21,6 +21,16 @@ export const PAD_PX = 2; // clear space kept around every label box, beyond its 
 export const FONT_STACK = "'DejaVu Sans', 'Liberation Sans', Arial, Helvetica, sans-serif";
 // A point's name farther than this from it gets a leader line (px).
 export const LEADER_PX = 12;
+// Two labels sharing a baseline band closer than this (px) read as one phrase ("BF16 roof 989
+// 8"): the layout keeps them this far apart, and the gate reports a pair that is not.
+export const READ_GAP_PX = 8;
+// Marks whose centres are closer than this (px) overlap (r 4-4.5 markers, 1 px of air): to a
+// reader they are one mark, named once (a group's label, budget_labels.mjs) or each from its
+// own side.
+export const MERGE_PX = 10;
+// A point's name is never farther than this from its point (px), leader or not: a reader does
+// not follow a leader across the plot (a selected op's name slid 180 px to the frame's edge).
+export const FAR_PX = 64;
 
 const GLYPH = new Map([...CHARS].map((ch, i) => [ch, i]));
 const WIDEST = { normal: Math.max(...WIDTHS.normal), bold: Math.max(...WIDTHS.bold),
@@ -79,6 +89,28 @@ export function labelBox(text, size, sx, sy, c, width) {
   return [left, top, left + w, top + h];
 }
 
+// Whether boxes a and b share a baseline band (they overlap vertically by half the shorter
+// one's height) with less than `gap` px between them: side by side, they read as one phrase.
+export function readsAsOne(a, b, gap = READ_GAP_PX) {
+  const v = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+  if (v < 0.5 * Math.min(a[3] - a[1], b[3] - b[1])) return false;
+  return Math.max(a[0], b[0]) - Math.min(a[2], b[2]) < gap;
+}
+
+// The distance (px) from point p to box b (0 inside it).
+export function boxDistance(p, b) {
+  return Math.hypot(p[0] - Math.min(Math.max(p[0], b[0]), b[2]),
+                    p[1] - Math.min(Math.max(p[1], b[1]), b[3]));
+}
+
+// Whether a mark other than `own` (and the marks overlapping it, within MERGE_PX) lies nearer
+// the box than `own` does: a reader would give the label to that mark.
+export function nearerOther(own, box, marks, merge = MERGE_PX, slack = 0) {
+  const d = boxDistance(own, box);
+  return marks.some((m) => Math.hypot(m[0] - own[0], m[1] - own[1]) >= merge
+                    && boxDistance(m, box) + slack < d);
+}
+
 export function overlaps(a, b, pad = 1) {
   return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
 }
@@ -104,16 +136,15 @@ const inset = (b, by) => [b[0] + by, b[1] + by, b[2] - by, b[3] - by];
 
 // Greedy placement, in the labels' order: each takes its first candidate (`at`, then for each
 // of its `alt` texts in turn, `alt.at` or `at`) whose box is inside the frame, overlaps no point and no label
-// placed before it, is crossed by no line of points.lines (nor, for a point's name, of
+// placed before it nor reads as one phrase with one (readsAsOne), names its own point (no other
+// point nearer it: nearerOther), is crossed by no line of points.lines (nor, for a point's name, of
 // points.opLines) and by no leader placed before it, and whose own leader (if it needs one)
 // crosses no placed label. `taken`: boxes already placed (a measurement overlay is laid out
 // around the scene's labels). Returns each label with its place, `box` and `shown`.
 export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, taken = []) {
   const boxes = taken.slice();
-  const pointBoxes = points.x.map((x, i) => {
-    const [px, py] = toPx(x, points.y[i], xr, yr, w, h);
-    return [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R];
-  });
+  const marks = points.x.map((x, i) => toPx(x, points.y[i], xr, yr, w, h));
+  const pointBoxes = marks.map(([px, py]) => [px - POINT_R, py - POINT_R, px + POINT_R, py + POINT_R]);
   const lines = segmentsOf(points.lines, xr, yr, w, h);
   const opLines = segmentsOf(points.opLines, xr, yr, w, h);
   const leaders = [];
@@ -130,11 +161,14 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
         const [sx, sy] = c.ax === undefined ? [px0, py0] : toPx(c.ax, c.ay, xr, yr, w, h);
         const box = labelBox(text, l.size, sx, sy, c, width);
         if (!(box[0] >= 0 && box[1] >= 0 && box[2] <= w && box[3] <= h)) continue;
-        if (boxes.some((b) => overlaps(b, box, PAD_PX))) continue;
+        if (boxes.some((b) => overlaps(b, box, PAD_PX) || readsAsOne(b, box))) continue;
         if (pointBoxes.some((b) => overlaps(b, box, 1))) continue;
         const clear = inset(box, -1); // a line grazing the box's edge still crosses it
         if (avoid.some((g) => crosses(g, clear))) continue;
-        const leader = namesPoint(l) ? leaderOf(sx, sy, box) : null;
+        if (namesPoint(l) && (boxDistance([px0, py0], box) > FAR_PX
+                              || nearerOther([px0, py0], box, marks))) continue;
+        // (a leader runs from the point itself, wherever the label is anchored)
+        const leader = namesPoint(l) ? leaderOf(px0, py0, box) : null;
         // (the leader starts at its own point's edge, outside that point's inset box)
         if (leader && (boxes.some((b) => crosses(leader, b))
                        || pointBoxes.some((b) => crosses(leader, inset(b, 1))))) continue;
@@ -142,12 +176,42 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
         if (leader) leaders.push(leader);
         const { ax, ay, ...place } = c;
         return { ...l, ...place, x: ax === undefined ? l.x : ax, y: ay === undefined ? l.y : ay,
-                 text, box, shown: true, numbered: text !== l.text };
+                 mark: [l.x, l.y], text, box, shown: true, numbered: text !== l.text };
       }
     }
     const { ax, ay, ...first } = at[0];
-    return { ...l, ...first, box: null, shown: false, numbered: false };
+    return { ...l, ...first, mark: [l.x, l.y], box: null, shown: false, numbered: false };
   });
+}
+
+// Point names whose marks overlap in a w × h frame (centres within MERGE_PX, chained) become
+// one label: the first of each group (the layout's order puts the most important first) leads
+// it, and join(members) gives its {text, alt, at}; the others are dropped. Labels of lines
+// pass through. The one way overlapping marks are named, live and static alike.
+export function groupCoincident(labels, xr, yr, w, h, join) {
+  const px = labels.map((l) => (namesPoint(l) ? toPx(l.x, l.y, xr, yr, w, h) : null));
+  const group = labels.map((_, i) => i);
+  const root = (i) => (group[i] === i ? i : (group[i] = root(group[i])));
+  px.forEach((a, i) => {
+    if (!a) return;
+    for (let j = 0; j < i; j += 1) {
+      const b = px[j];
+      if (b && Math.hypot(a[0] - b[0], a[1] - b[1]) < MERGE_PX) group[root(i)] = root(j);
+    }
+  });
+  const members = new Map();
+  labels.forEach((l, i) => {
+    const r = root(i);
+    if (!members.has(r)) members.set(r, []);
+    members.get(r).push(l);
+  });
+  const out = [];
+  labels.forEach((l, i) => {
+    const m = members.get(root(i));
+    if (m.length === 1) out.push(l);
+    else if (m[0] === l) out.push({ ...l, ...join(m), members: m });
+  });
+  return out;
 }
 
 // The lines Bokeh sources draw (x/y columns, or xs/ys of a multi_line) as [[xs, ys], ...].
@@ -202,7 +266,8 @@ export function leaderLines(placed, xr, yr, w, h) {
   const out = { x0: [], y0: [], x1: [], y1: [] };
   for (const l of placed) {
     if (!l.shown || !namesPoint(l)) continue;
-    const [px, py] = toPx(l.x, l.y, xr, yr, w, h);
+    const [mx, my] = l.mark || [l.x, l.y]; // the point it names (x, y: where its text is anchored)
+    const [px, py] = toPx(mx, my, xr, yr, w, h);
     const g = leaderOf(px, py, l.box);
     if (!g) continue;
     const a = fromPx(g[0], g[1], xr, yr, w, h);

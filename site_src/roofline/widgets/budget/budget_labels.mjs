@@ -1,37 +1,64 @@
 // The budget's roofline of one layer's ops: their names laid out by the roofline's own label
-// layout (labels.mjs, sized by its font metrics), so no two names overlap and none
-// leaves the frame (the old fixed offsets stacked "input_layernorm" on "act_fn"). Ops at one
-// point (q/k/v/o_proj share an intensity) take one row each; a name with no free place is left
-// out rather than drawn over another. widgets/budget/layout.py runs the default export when
-// the points change and when the plot's frame is laid out; node imports the named exports.
-import { ABOVE, BELOW, frameSize, layoutLabels, leaderLines } from "../../render/js/labels.mjs";
+// layout (labels.mjs, sized by its font metrics), so no two names overlap, read as one or
+// leave the frame, and none lies nearer another op's point than its own. Ops whose markers
+// touch in the frame (q/k/v/o_proj share an intensity, gate/up/down_proj sit 5 px from them)
+// are one mark to a reader: they get one label, their names joined ("q/k/v/o_proj") or, where
+// that does not fit, "9 ops" (each point keeps its own tooltip). A name with no free place is
+// left out rather than drawn over another. widgets/budget/layout.py runs the default export
+// when the points change and when the plot's frame is laid out, and the static first frame
+// (static.mjs) calls layoutPoints in its own frame: one layout for both. node imports the
+// named exports.
+import { ABOVE, BELOW, MERGE_PX, frameSize, layoutLabels, leaderLines, toPx } from "../../render/js/labels.mjs";
 
 export const SIZE = 11; // px: chart text on a phone is never under 11 px (issue 14)
+const JOINED_MAX = 26; // characters: a longer joined name is written "n ops"
 
-
-// Label specs for points {x, y, text}: in order of intensity, each op of a cluster (within
-// ×1.1 in x and y) a row further out than the one before it.
-export function pointLabels(points) {
-  const n = points.x.length;
-  const order = [...Array(n).keys()].sort((i, j) => (points.x[i] - points.x[j]) || (i - j));
-  const out = [];
-  let lead = null;
-  let rank = 0;
+// The points whose markers touch in a w × h frame (centres within MERGE_PX, chained), in order
+// of intensity: [[i, ...], ...].
+export function groupPoints(points, xr, yr, w, h) {
+  const px = points.x.map((x, i) => toPx(x, points.y[i], xr, yr, w, h));
+  const order = [...px.keys()].sort((i, j) => (points.x[i] - points.x[j]) || (i - j));
+  const groups = [];
   for (const i of order) {
-    const near = lead !== null && points.x[i] <= points.x[lead] * 1.1
-      && Math.max(points.y[i], points.y[lead]) <= Math.min(points.y[i], points.y[lead]) * 1.1;
-    rank = near ? rank + 1 : 0;
-    if (!near) lead = i;
-    const at = [];
-    for (let row = rank; row < rank + 12; row += 1) {
-      const dy = 7 + 13 * row;
-      at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
-              BELOW(-6, dy, "right"));
-    }
-    out.push({ key: `op-${i}`, x: points.x[i], y: points.y[i], size: SIZE, style: "normal",
-               text: String(points.text[i]), at });
+    const near = groups.filter((g) => g.some((j) => Math.hypot(px[i][0] - px[j][0],
+                                                               px[i][1] - px[j][1]) < MERGE_PX));
+    const merged = [i].concat(...near);
+    for (const g of near) groups.splice(groups.indexOf(g), 1);
+    groups.push(merged.sort((a, b) => a - b));
   }
-  return out;
+  return groups.sort((a, b) => points.x[a[0]] - points.x[b[0]] || a[0] - b[0]);
+}
+
+// One name for a group: the names themselves ("q_proj" alone), their heads joined over a shared
+// "_tail" ("q/k/v/o_proj"), or all joined with "/" where short enough; else "n ops".
+export function groupName(names) {
+  const uniq = [...new Set(names)];
+  if (uniq.length === 1) return uniq[0];
+  const tail = (n) => (n.includes("_") ? n.slice(n.lastIndexOf("_")) : null);
+  const t = tail(uniq[0]);
+  const joined = t && uniq.every((n) => tail(n) === t)
+    ? uniq.map((n) => n.slice(0, -t.length)).join("/") + t : uniq.join("/");
+  return joined.length <= JOINED_MAX ? joined : `${names.length} ops`;
+}
+
+// Label specs for points {x, y, text} in a w × h frame: one per group of touching points, at
+// the group's middle (geometric, as the axes are log), beside it or a few rows out; a joined
+// name that has no place falls back to "n ops".
+export function pointLabels(points, xr, yr, w, h) {
+  const at = [];
+  for (let row = 0; row < 4; row += 1) {
+    const dy = 7 + 13 * row;
+    at.push(ABOVE(6, dy, "left"), ABOVE(-6, dy, "right"), BELOW(6, dy, "left"),
+            BELOW(-6, dy, "right"));
+  }
+  const gmean = (v) => 10 ** (v.reduce((a, b) => a + Math.log10(b), 0) / v.length);
+  return groupPoints(points, xr, yr, w, h).map((g) => {
+    const text = groupName(g.map((i) => String(points.text[i])));
+    const n = `${g.length} ops`;
+    return { key: `op-${g[0]}`, x: gmean(g.map((i) => points.x[i])),
+             y: gmean(g.map((i) => points.y[i])), size: SIZE, style: "normal", text, at,
+             members: g, alt: g.length > 1 && text !== n ? { text: n } : undefined };
+  });
 }
 
 // The shown labels as the LabelSet's columns.
@@ -46,7 +73,8 @@ export function nameColumns(placed) {
 
 // `lines` ([[xs, ys], ...], the roof): names keep off them where they can.
 export function layoutPoints(points, xr, yr, w, h, lines = []) {
-  return layoutLabels(pointLabels(points), xr, yr, w, h, { x: points.x, y: points.y, lines });
+  return layoutLabels(pointLabels(points, xr, yr, w, h), xr, yr, w, h,
+                      { x: points.x, y: points.y, lines });
 }
 
 export default function (args) {
@@ -63,6 +91,6 @@ export default function (args) {
   const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
   const placed = layoutPoints(points, xr, yr, w, h, args.roof ? [[args.roof.x, args.roof.y]] : []);
   args.labels.data = nameColumns(placed);
-  // a name moved away from its point is tied to it (q/k/v/o_proj's names stack in rows)
+  // a name moved away from its point is tied to it
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

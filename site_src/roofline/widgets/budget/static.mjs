@@ -4,9 +4,9 @@
 // engine (chart.mjs). Run at build time (widgets/budget/layout.py): a reader sees it before
 // BokehJS arrives, without JavaScript, and on paper.
 import { barChart, svgChart } from "../../render/js/chart.mjs";
-import { layoutLabels, leaderLines } from "../../render/js/labels.mjs";
+import { leaderLines } from "../../render/js/labels.mjs";
 import { frameAt } from "./budget.mjs";
-import { pointLabels } from "./budget_labels.mjs";
+import { layoutPoints } from "./budget_labels.mjs";
 
 // (viewBox width, the class the page's CSS shows it by), as the roofline's drawings.
 const VARIANTS = [[688, "roofline-svg-wide"], [480, "roofline-svg-medium"],
@@ -58,8 +58,8 @@ function layerRoofline(P, f, width, height, cls, xRange) {
   const yr = [x0 * P.bw / 1e12 / 2, P.peak / 1e12 * 3];
   const pts = { x: f.points.x, y: f.points.y, text: f.points.text };
   const roof = [[x0, r, x1], [x0 * P.bw / 1e12, P.peak / 1e12, P.peak / 1e12]];
-  const placed = layoutLabels(pointLabels(pts), xRange, yr, w, h,
-                              { x: pts.x, y: pts.y, lines: [roof] });
+  // the live plot's own layout (budget_labels.mjs): the same groups and names
+  const placed = layoutPoints(pts, xRange, yr, w, h, [roof]);
   return svgChart({
     width, height, margin, cls: `roofline-svg ${cls}`,
     title: "One layer's forward ops on the roofline",

@@ -7,7 +7,7 @@
 // below (node reads them as they are).
 
 import { si } from "../../render/js/format.mjs";
-import { POINT_R, frameSize, labelBox, layoutLabels, leaderLines, sourceLines, textWidth, toPx } from "../../render/js/labels.mjs";
+import { POINT_R, frameSize, groupCoincident, labelBox, layoutLabels, leaderLines, sourceLines, textWidth, toPx } from "../../render/js/labels.mjs";
 import { decodeBase64, parseMeasurement } from "./schema.mjs";
 import { jsonArg } from "../../render/js/jsonarg.mjs";
 
@@ -120,12 +120,29 @@ export function overlayLabels(overlay, narrow = false) {
 }
 
 // Placed around `taken` (the scene's label and point boxes) and the overlay's own points.
-// Off the scene's `lines` ([[xs, ys], ...]) and the overlay's own roofs where they can.
-export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined, lines = []) {
+// Off the scene's `lines` ([[xs, ys], ...]) and the overlay's own roofs where they can; a name
+// lies nearer its own point than any other, the scene's op points (`marks` {x, y}) included.
+export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined, lines = [],
+                              marks = { x: [], y: [] }) {
   const roofs = overlay.roofs ? overlay.roofs.xs.map((xs, i) => [xs, overlay.roofs.ys[i]]) : [];
-  return layoutLabels(overlayLabels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h,
-                      { x: overlay.points.x, y: overlay.points.y, lines: lines.concat(roofs) },
+  // measured ops whose markers overlap get one label (labels.mjs groupCoincident)
+  const join = (m) => ({ text: m.map((l) => l.text).join(", "),
+                         alt: [{ text: `${m[0].text} +${m.length - 1}` }] });
+  const specs = groupCoincident(overlayLabels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h, join);
+  return layoutLabels(specs, xr, yr, w, h,
+                      { x: overlay.points.x.concat(marks.x), y: overlay.points.y.concat(marks.y),
+                        lines: lines.concat(roofs) },
                       taken, widthOf);
+}
+
+// The scene's op points (its "op-points" sources) as {x, y}.
+function scenePoints(args) {
+  const out = { x: [], y: [] };
+  for (const src of args.scene_points || []) {
+    out.x.push(...Array.from(src.data.x || []));
+    out.y.push(...Array.from(src.data.y || []));
+  }
+  return out;
 }
 
 
@@ -176,7 +193,8 @@ function relayout(args) {
   const spans = (args.scene_spans || []).filter((s) => Number.isFinite(s.location))
     .map((s) => [[s.location, s.location], yr]);
   const placed = layoutOverlay(overlay, xr, yr, w, h, takenBoxes(args, xr, yr, w, h),
-                               undefined, sourceLines(args.scene_lines || []).concat(spans));
+                               undefined, sourceLines(args.scene_lines || []).concat(spans),
+                               scenePoints(args));
   args.labels.data = labelColumns(placed);
   if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

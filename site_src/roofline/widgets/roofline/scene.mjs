@@ -5,7 +5,7 @@
 import { bandwidth, num, percent, seconds, tflops } from "../../render/js/format.mjs";
 import { place, roofXY } from "../../render/js/maths.mjs";
 import { attainableOf, launchBottom, launchLabel, launchY, tokensPoints } from "./scene_tokens.mjs";
-import { ABOVE, BELOW, layoutLabels, leaderLines, namesPoint, toPx } from "../../render/js/labels.mjs";
+import { ABOVE, BELOW, groupCoincident, layoutLabels, leaderLines, namesPoint, toPx } from "../../render/js/labels.mjs";
 
 // The frame's x range reaches this factor past the slider's ends, so the reader's marker (r 8
 // px) is never cut in half at the plot's edge.
@@ -164,7 +164,7 @@ export function scene(P, st, frame, extraLines = []) {
   const order = ids.map((_, j) => j).sort((a, b) => (ids[b] === st.op) - (ids[a] === st.op));
   for (const j of order) {
     const selected = ids[j] === st.op;
-    labels.push({ key: `op-${ids[j]}`, x: points.x[j], y: points.y[j], size: 11,
+    labels.push({ key: `op-${ids[j]}`, n: j + 1, x: points.x[j], y: points.y[j], size: 11,
                   style: selected ? "bold" : "normal", color: selected ? "ink" : "muted",
                   text: P.ops[ids[j]].short,
                   at: selected ? nearPoint(7, 6).concat(slidPlaces(xr, r, points.y[j]))
@@ -186,16 +186,46 @@ export function scene(P, st, frame, extraLines = []) {
     : namesPoint(l) && l.style === "bold" ? 2 : !namesPoint(l) ? 3 : 4);
   const ordered = labels.map((l, i) => [rank(l), i, l]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
     .map((e) => e[2]);
-  const laid = layoutLabels(ordered, xr, yr, frame[0], frame[1], avoid,
+  // Points whose markers overlap get one label (the selected op's or a family's leads it).
+  const grouped = groupCoincident(ordered, xr, yr, frame[0], frame[1], joinNames);
+  const laid = layoutLabels(grouped, xr, yr, frame[0], frame[1], avoid,
                             markerBoxes(P, st, xr, yr, frame));
   return {
     x: xr, y: yr, ridge: r, memory: [xr[0], r],
     roof: { x: roof.x, y: roof.y }, ceilings, vector, points, projections, launch,
     labels: laid, leaders: leaderLines(laid, xr, yr, frame[0], frame[1]),
-    key: laid.filter((l) => l.shown && l.numbered && l.key.startsWith("op-"))
-      .map((l) => ({ n: Number(l.text), text: P.ops[l.key.slice(3)].label }))
+    key: laid.filter((l) => l.shown && l.numbered)
+      .flatMap((l) => (l.members || [l]).filter((m) => m.n && numbersIn(l.text).has(m.n)))
+      .map((m) => ({ n: m.n, text: P.ops[m.key.slice(3)].label }))
       .sort((a, b) => a.n - b.n),
   };
+}
+
+// The op numbers a label's text shows ("1", "q/k/v/o_proj, 1, 7").
+function numbersIn(text) {
+  return new Set(String(text).split(", ").filter((t) => /^[0-9]+$/.test(t)).map(Number));
+}
+
+// One label for the names of points that overlap (groupCoincident): all the names, the first
+// (the selected op or a family, bold) leading; else the bold names and the others' numbers
+// (the key names them); else the lead's name and "+n" (the points' tooltips name them).
+function joinNames(m) {
+  const lead = m[0];
+  const bold = m.filter((l) => l.style === "bold");
+  const named = bold.length ? bold : [lead];
+  const rest = m.filter((l) => !named.includes(l));
+  const nums = rest.filter((l) => l.n).map((l) => String(l.n));
+  const others = rest.filter((l) => !l.n).map((l) => l.text);
+  const text = m.map((l) => l.text).join(", ");
+  // (a shorter text may also sit on the ring around the group, tied by a leader)
+  const ring = (lead.style === "bold" ? lead.at : nearPoint(7)).concat(NUMBER_AT);
+  const head = named[0].text;
+  const alt = [{ text: named.map((l) => l.text).concat(others, nums).join(", "), at: ring },
+               { text: `${head} +${m.length - 1}`, at: ring },
+               { text: `${head.split(" (")[0]} +${m.length - 1}`, at: ring }];
+  if (!bold.length && lead.n) alt.push({ text: m.filter((l) => l.n).map((l) => l.n).join(", "), at: NUMBER_AT });
+  return { text, alt: alt.filter((a, i) => a.text !== text && alt.findIndex((b) => b.text === a.text) === i),
+           at: lead.style === "bold" ? lead.at : nearPoint(7) };
 }
 
 // The scene's drawn lines as polylines [[xs, ys], ...]: labels keep off them.

@@ -29,7 +29,8 @@ export function measuredOverlay(P, doc) {
       const avoid = sceneLines(S.ceilings, S.vector, S.launch, S.roof)
         .concat([[[S.ridge, S.ridge], S.y], [[st.ai, st.ai], S.y]]); // the ridge, the AI line
       const boxes = S.labels.filter((l) => l.shown).map((l) => l.box);
-      const placed = layoutOverlay(ov, S.x, S.y, frame[0], frame[1], boxes, undefined, avoid);
+      const placed = layoutOverlay(ov, S.x, S.y, frame[0], frame[1], boxes, undefined, avoid,
+                                   S.points);
       return { lines, points, labels: placed.map((l) => ({ ...l, color: C.measured })),
                leaders: leaderLines(placed, S.x, S.y, frame[0], frame[1]) };
     },
