@@ -106,8 +106,9 @@ def test_checkpoint_questions_answers_hidden(html, h100):
     questions = re.findall(r'<div class="rl-checkpoint" id="checkpoint-[a-z0-9-]+">', section)
     assert len(questions) >= 6
     details = re.findall(r"<details[^>]*>", section)
+    answers = [d for d in details if 'class="success"' in d]
     # one collapsed answer per question, and one per back-of-envelope problem
-    assert len(details) == len(questions) + section.count('class="rl-problem"')
+    assert len(answers) == len(questions) + section.count('class="rl-problem"')
     assert not any(" open" in d for d in details)
     # an answer computed by the model, e.g. the A100's ridge and the fp8 ridge
     a100 = default_catalog()["a100-sxm-80gb"]
@@ -239,3 +240,35 @@ def test_the_lesson_opens_with_what_you_will_be_able_to_do(html):
                     r"able to</p>\s*<ul>(.*?)</ul>", html[start:], re.S)
     assert box and box.start() < html[start:].index("Lesson 05 quoted")
     assert 3 <= box.group(1).count("<li>") <= 5
+
+
+def _prose_counts(section: str, figures: list[str], client: list[str]) -> dict[str, int]:
+    """How often each figure is printed in a section's prose: its plain paragraphs (the
+    correction notes and boxes among them), not the client's own sentences, nor tables,
+    figures, captions or collapsed derivations."""
+    from site_helpers import normalise
+    innermost = re.compile(r"<details\b(?:(?!<details\b).)*?</details>", re.S)
+    while innermost.search(section):
+        section = innermost.sub(" ", section)
+    prose = " ".join(re.findall(r"<p>(.*?)</p>", section, re.S))
+    text = normalise(re.sub(r"<[^>]+>", " ", prose), mask=False)
+    for p in client:
+        text = text.replace(p, " ")
+    return {f: text.count(f.lower()) for f in figures}
+
+
+def test_the_chips_headline_figures_once_per_section(html, h100):
+    """Issue #46: each figure printed at most once per section, elsewhere referred to. Held
+    for the H100's peak and bandwidth, which the old page printed 33 times."""
+    from site_helpers import client_paragraphs, normalise
+    figures = [fmt.tflops(h100.peak_flops_per_s("bf16")),
+               fmt.bandwidth(h100.hbm_bandwidth_bytes_per_s)]
+    client = [normalise(p, mask=False) for p in client_paragraphs() if len(p) > 80]
+    for heading in NUMBERED:
+        counts = _prose_counts(_section(html, heading), figures, client)
+        assert all(n <= 1 for n in counts.values()), (heading, counts)
+    # Seeded: the old §1, the bandwidth in a note and again in the next one, is caught; the
+    # same figure in a table or a collapsed derivation is not counted.
+    old = ("<p>Correction: about 10× the 3.35 TB/s of HBM.</p><p>it pays its bytes over "
+           "3.35 TB/s.</p><table><td>3.35 TB/s</td></table><details><p>3.35 TB/s</p></details>")
+    assert _prose_counts(old, ["3.35 TB/s"], [])["3.35 TB/s"] == 2

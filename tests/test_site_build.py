@@ -20,8 +20,8 @@ def test_unknown_marker_fails_naming_page_and_keeps_old_site(built_site, tmp_pat
         ".git", "node_modules", "site", "test-output", "__pycache__", "*.egg-info"))
     md = project / LESSON_MD
     text = md.read_text()
-    md.write_text(text.replace("<!-- rl:hbm_gib -->", "<!-- rl:hbm_gigabytes -->", 1))
-    line = text[:text.index("<!-- rl:hbm_gib -->")].count("\n") + 1
+    md.write_text(text.replace("<!-- rl:launch -->", "<!-- rl:hbm_gigabytes -->", 1))
+    line = text[:text.index("<!-- rl:launch -->")].count("\n") + 1
     site = tmp_path / "out" / "site"
     shutil.copytree(built_site, site)
     before = tree_digest(site)
