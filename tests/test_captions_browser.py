@@ -281,6 +281,6 @@ def test_the_figure_keeps_its_height_as_the_chip_changes(serving):
         frames(page)
         blocks.append(page.evaluate(WINDOW_JS)["block"])
     heights = page.evaluate("window.__heights")
-    assert max(heights) - min(heights) < 1, heights
+    assert max(heights) - min(heights) < 0.5, heights
     # the block around it moves by at most a line of the facts
     assert max(blocks) - min(blocks) <= 0.05 * max(blocks), blocks

@@ -42,7 +42,6 @@ CSS = (
     "vertical-align:middle;border:1px solid var(--rl-frame,#8c959f)}"
     ".rl-window-source,.rl-window-record{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a)}"
     ".rl-window-record{display:none}"
-    ".rl-window-noprice{border:1px dashed var(--rl-frame,#8c959f);box-sizing:border-box}"
     "@media print{.rl-window-controls{display:none!important}.rl-window{break-inside:avoid}"
     ".rl-window-record{display:block}.rl-window-figure .rl-window-noprice{display:none!important}"
     ".rl-window-wide{display:block!important}.rl-window-narrow{display:none!important}}"
