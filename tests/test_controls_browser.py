@@ -36,7 +36,7 @@ LOOK_JS = """(sel) => {
   for (const e of all) {
     if (e.tagName === 'SELECT' || e.tagName === 'BUTTON') out.push(look(e));
     else if (e.tagName === 'INPUT' && e.type === 'number') out.push(look(e));
-    else if (e.tagName === 'INPUT' && e.type === 'file') out.push({...look(e, '::file-selector-button'), tag: 'FILE'});
+    else if (e.classList.contains('rl-button')) out.push({...look(e), tag: 'FILE'});
   }
   return {page, controls: out};
 }"""
@@ -74,7 +74,7 @@ def test_every_control_wears_one_look(pages):
     kinds = {where: {c["tag"] for c in L["controls"]} for where, L in got.items()}
     assert {"SELECT", "BUTTON"} <= kinds["lesson"], kinds
     assert {"SELECT", "BUTTON", "INPUT"} <= kinds["serving"], kinds
-    assert "FILE" in kinds["profile"], kinds
+    assert "FILE" in kinds["profile"], kinds  # the file picker's button
     every = [(where, c, L["page"]) for where, L in got.items() for c in L["controls"]]
     sizes = {c["size"] for _, c, _ in every}
     assert len(sizes) == 1, f"{len(sizes)} type sizes: " + ", ".join(
@@ -98,6 +98,15 @@ def test_a_focused_control_shows_the_accent_ring(pages):
     page.keyboard.press("Shift")  # a keyboard user
     page.locator(".rl-window-controls select[name=hardware]").first.focus()
     ring = page.evaluate("""() => { const c = getComputedStyle(document.activeElement);
+      return [document.activeElement.matches(':focus-visible'), c.outlineStyle,
+              parseFloat(c.outlineWidth)]; }""")
+    assert ring[0] and ring[1] == "solid" and ring[2] >= 2, ring
+    # the file picker: its hidden input takes the focus, its button shows the ring
+    page = pages["profile"].page
+    page.keyboard.press("Shift")
+    page.locator(".rl-drop-zone input[type=file]").focus()
+    ring = page.evaluate("""() => { const b = document.querySelector('.rl-drop-zone .rl-button');
+      const c = getComputedStyle(b);
       return [document.activeElement.matches(':focus-visible'), c.outlineStyle,
               parseFloat(c.outlineWidth)]; }""")
     assert ring[0] and ring[1] == "solid" and ring[2] >= 2, ring

@@ -100,12 +100,18 @@ _CONTROL_VARS = f"""
 
 
 def _each(selectors: str, suffix: str) -> str:
-    """`suffix` put after each selector of a comma-separated list."""
-    return ",".join(f"{x}{suffix}" for x in selectors.split(","))
+    """`suffix` (an attribute or a pseudo-class) put on each selector of a comma-separated list,
+    before its pseudo-element if it has one (input:hover::file-selector-button)."""
+    out = []
+    for x in selectors.split(","):
+        head, sep, element = x.partition("::")
+        out.append(f"{head}{suffix}{sep}{element}")
+    return ",".join(out)
 
 
-def _control_css(host: str, field: str, select: str, button: str, check: str, file: str) -> str:
-    """The rules, for controls found by these selectors (`host`: what carries the variables)."""
+def _control_css(host: str, field: str, select: str, button: str, check: str) -> str:
+    """The rules, for controls found by these selectors (`host`: what carries the variables;
+    `button` may list a file picker's button)."""
     return f"""
 {host} {{{_CONTROL_VARS}
   color: var(--rl-c-fg); font-size: var(--rl-c-size);
@@ -121,11 +127,11 @@ def _control_css(host: str, field: str, select: str, button: str, check: str, fi
   background-size: 5px 5px; background-repeat: no-repeat; }}
 {_each(f"{field},{button},{check}", ":focus-visible")} {{ outline: 2px solid var(--rl-c-focus);
   outline-offset: 2px; }}
-{button},{file} {{ color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
+{button} {{ color: var(--rl-c-on-primary); background-color: var(--rl-c-primary);
   border: 1px solid var(--rl-c-primary); border-radius: 2px; font: inherit;
   font-size: var(--rl-c-size); font-weight: 700; min-height: var(--rl-c-height);
   padding: 0 .9em; cursor: pointer; }}
-{_each(button, ":hover")},{_each(button, ":focus-visible")},{file.replace("::", ":hover::")} {{
+{_each(button, ":hover")},{_each(button, ":focus-visible")} {{
   color: var(--rl-c-on-primary); background-color: var(--rl-c-primary-dark);
   border-color: var(--rl-c-primary-dark); }}
 {check} {{ accent-color: var(--rl-c-primary); }}
@@ -142,8 +148,9 @@ CONTROL_CSS = """
   max-width: calc(100% - 10px); /* Bokeh's 100% leaves out its own 5 px margins */
 }
 @media (pointer: coarse) { :host { --handle-width: 28px; --handle-height: 28px; } }""" + _control_css(
-    ":host", ".bk-input", "select:not([multiple]).bk-input", ".bk-btn-default",
-    "input[type=checkbox],input[type=radio]", "input[type=file]::file-selector-button") + """
+    ":host", ".bk-input", "select:not([multiple]).bk-input",
+    ".bk-btn-default,input[type=file]::file-selector-button",
+    "input[type=checkbox],input[type=radio]") + """
 /* Bokeh lifts a box's label 2 px: a checkbox and its label share one middle line instead. */
 input[type=checkbox] { vertical-align: middle; }
 input[type=checkbox] + * { top: 0; vertical-align: middle; }
@@ -167,13 +174,17 @@ NATIVE_CONTROL_CSS = _control_css(
     ".rl-controls",
     ".rl-controls select,.rl-controls input:not([type=checkbox]):not([type=radio]):not([type=file])",
     ".rl-controls select",
-    ".rl-controls button",
-    ".rl-controls input[type=checkbox],.rl-controls input[type=radio]",
-    ".rl-controls input[type=file]::file-selector-button") + """
-.rl-controls input[type=file] { font: inherit; font-size: var(--rl-c-size); }
+    ".rl-controls button,.rl-controls .rl-button",
+    ".rl-controls input[type=checkbox],.rl-controls input[type=radio]") + """
+.rl-controls .rl-button { display: inline-flex; align-items: center; box-sizing: border-box; }
+.rl-controls input:focus-visible + .rl-button { outline: 2px solid var(--rl-c-focus);
+  outline-offset: 2px; }
 .rl-controls .rl-control-error { color: var(--rl-c-error); font-weight: 600; }
 """
-"""The same look for a block's plain HTML controls, inside any element of class `rl-controls`."""
+"""The same look for a block's plain HTML controls, inside any element of class `rl-controls`.
+A file picker is a visually hidden <input type=file> followed by a `.rl-button` inside its
+<label> (the HTML validator's CSS parser knows no ::file-selector-button: the Bokeh picker, in a
+shadow root, styles that)."""
 
 NATIVE_CONTROL_STYLE = f"<style data-rl-hoist>{NATIVE_CONTROL_CSS}</style>"
 

@@ -30,7 +30,10 @@ DROP_CSS = (
     "border-radius:6px;padding:1.2em 1em;text-align:center;font-size:.8rem;cursor:pointer}"
     ".rl-drop-zone.rl-drop-over{border-color:var(--md-accent-fg-color,#526cfe);"
     "background:var(--md-accent-fg-color--transparent,rgba(82,108,254,.1))}"
-    ".rl-drop-zone input{display:block;margin:.6em auto 0;max-width:100%}"
+    ".rl-drop-zone{position:relative}"
+    # the picker: its input hidden to the eye (still focused and announced), its button ours
+    ".rl-drop-zone input{position:absolute;left:50%;bottom:1.2em;width:1px;height:1px;opacity:0}"
+    ".rl-drop-zone .rl-button{margin:.6em auto 0}"
     ".rl-drop-status{font-size:.72rem;min-height:1.2em;margin:.4em 0}"
     ".rl-drop-error{color:var(--rl-error,#d1352b);font-weight:600}"
     ".rl-drop-step{display:inline-flex;gap:.4em;align-items:center;font-size:.72rem;"
@@ -47,8 +50,9 @@ def drop_zone() -> str:
         '<label class="rl-drop-zone">Drop a <code>torch.profiler</code> trace here (.json or '
         ".json.gz, GPU or CPU; several files: the ranks of one job; add your "
         "<code>roofline measure</code> JSON to put a CPU trace on your CPU's roofline), "
-        'or choose them:<input type="file" name="trace" multiple '
-        'accept=".json,.gz,application/json,application/gzip"></label>'
+        'or choose them:<br><input type="file" name="trace" multiple '
+        'accept=".json,.gz,application/json,application/gzip">'
+        '<span class="rl-button" aria-hidden="true">Choose files</span></label>'
         '<p class="rl-drop-status" role="status" aria-live="polite">Read in this browser: '
         "nothing is uploaded.</p></form>"
         '<noscript><p>With JavaScript on, this block reads a trace you choose, in your browser '

@@ -6,7 +6,9 @@ control. No Bokeh: the figure is SVG from the first paint on."""
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 from pathlib import Path
 
 from roofline.render.blockstyle import NATIVE_CONTROL_STYLE
@@ -40,7 +42,6 @@ CSS = (
     "vertical-align:middle;border:1px solid var(--rl-frame,#8c959f)}"
     ".rl-window-source,.rl-window-record{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a)}"
     ".rl-window-record{display:none}"
-    ".rl-window-noprice{border:1px dashed var(--rl-frame,#8c959f);box-sizing:border-box}"
     "@media print{.rl-window-controls{display:none!important}.rl-window{break-inside:avoid}"
     ".rl-window-record{display:block}.rl-window-figure .rl-window-noprice{display:none!important}"
     ".rl-window-wide{display:block!important}.rl-window-narrow{display:none!important}}"
@@ -53,18 +54,22 @@ def _select(name: str, label: str, options: list[tuple[str, str]], value: str) -
     return f'<label>{html.escape(label)}<select name="{name}">{opts}</select></label>'
 
 
-def _number(name: str, label: str, attrs: str, value) -> str:
-    """A number field with its message (view.mjs shows it while the field's value is refused)."""
+def _number(name: str, label: str, attrs: str, value, block: str) -> str:
+    """A number field with its message (view.mjs shows it while the field's value is refused);
+    `block` tells this block's message ids from another window's on the same page."""
+    err = f"rl-window-{block}-{name}-error"
     return (f'<label>{html.escape(label)}<input name="{name}" type="number" {attrs} '
-            f'inputmode="decimal" aria-describedby="rl-window-{name}-error" '
+            f'inputmode="decimal" aria-describedby="{err}" '
             f'value="{"" if value is None else value}"><span class="rl-control-error" '
-            f'id="rl-window-{name}-error" aria-live="polite" hidden></span></label>')
+            f'id="{err}" aria-live="polite" hidden></span></label>')
 
 
 def controls(settings, P: dict) -> str:
     from roofline.widgets.window.settings import CONTEXTS
     st = P["state"]
     contexts = sorted(set(CONTEXTS) | {st["context"]})
+    # the view it opens on names the block (deterministic; two windows on a page open on two)
+    block = hashlib.sha1(json.dumps(st, sort_keys=True).encode()).hexdigest()[:8]
     parts = [
         _select("model", "Model", [(m, e["label"]) for m, e in P["models"].items()], st["model"]),
         _select("hardware", "Chip", [(c, e["label"]) for c, e in P["chips"].items()],
@@ -79,9 +84,10 @@ def controls(settings, P: dict) -> str:
                                           for t in P["tps"]], str(st["tp"])),
         _select("launch", "Launches", [(m, f"{e['label']}: {e['seconds'] * 1e6:.2g} µs/kernel")
                                        for m, e in P["launch"].items()], st["launch"]),
-        _number("price", "$ per GPU-hour", 'min="0.01" max="999" step="0.01"', st["price"]),
+        _number("price", "$ per GPU-hour", 'min="0.01" max="999" step="0.01"', st["price"],
+                block),
         _number("latency", "ms per token (blank: none)", 'min="0.1" max="60000" step="any"',
-                st["latency_ms"]),
+                st["latency_ms"], block),
     ]
     from roofline.widgets.window.settings import PRESET_LABELS
     parts += [f'<button type="button" data-preset="{k}">{html.escape(v)}</button>'

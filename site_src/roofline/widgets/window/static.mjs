@@ -186,6 +186,8 @@ function noPrice(width, height, cls) {
   const words = "No price per GPU-hour, so no price per 1M tokens.";
   return `<svg class="rl-chart rl-window-svg rl-window-noprice ${cls}" viewBox="0 0 ${width} ` +
     `${height}" width="${width}" height="${height}" role="img" aria-label="${words}">` +
+    `<rect x="0.5" y="0.5" width="${width - 1}" height="${height - 1}" fill="none" ` +
+    `stroke="var(--rl-frame,#8c959f)" stroke-dasharray="4 3"/>` +
     `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" font-size="12" ` +
     `fill="var(--rl-muted)">${words}</text></svg>`;
 }
