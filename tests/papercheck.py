@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 INK = 235          # a pixel darker than this (0-255 grey) is ink; page white is 255
-BLANK_LIMIT = 0.45  # "about 40 %": the slack of one table row or two lines
+BLANK_LIMIT = 0.40
 GAP_MM = 8.0      # an empty band this tall or taller counts as blank (two lines of text)
 CAPTION = re.compile(r"^\s*(Figure|Fig\.|Table)\s+\d+[.:]")
 

@@ -7,7 +7,7 @@
 // blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
 import { seconds, sig } from "../../render/js/format.mjs";
-import { barsAt, classMs, comboIndex, readoutAt, snapIndex, viewAt, waterfallLines } from "./budget_view.mjs";
+import { barsAt, CLASS_KEY, classMs, comboIndex, readoutAt, snapIndex, viewAt, waterfallHtml, waterfallLines } from "./budget_view.mjs";
 import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { setMarkup } from "../../render/js/markup.mjs";
 import { jsonArg } from "../../render/js/jsonarg.mjs";
@@ -107,7 +107,9 @@ export function frameAt(P, values) {
                text: ms.map((t, i) => (!v.fits ? (i === Math.floor(ms.length / 2)
                  ? P.texts.class_misfit : "") : t ? seconds(t / 1e3) : P.texts.class_none)) },
     points: { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) },
-    readout: readoutAt(P, e, v, st), lines: waterfallLines(v, P),
+    readout: v.fits ? `${readoutAt(P, e, v, st)}\n${CLASS_KEY}` : readoutAt(P, e, v, st),
+    lines: waterfallLines(v, P),
+    summary: waterfallHtml(v, P),
   };
 }
 
@@ -170,7 +172,7 @@ function update(args, obj, index) {
   });
   // In the views' DOM, not by a re-layout of the whole root (markup.mjs).
   setMarkup(index, args.readout, { text: f.readout });
-  setMarkup(index, args.wf_text, { text: f.lines });
+  setMarkup(index, args.wf_text, { text: f.summary });
 
   if (user && P.url) {
     writeURL({ model: model.value, phase: ph, batch: Number(batch.value),

@@ -160,6 +160,30 @@ export function waterfallLines(v, P) {
           fillText(T.wf_foot, { mfu: v.mfu })].join("\n");
 }
 
+// The key to the op-class chart's two bar styles (#49: the pale bar had none), a line of the
+// readout when the step fits, so the static first frame, the live one and paper all carry it.
+export const CLASS_KEY = "Time by op class: the solid bar is the time with the fusions " +
+  "ticked, the pale bar behind it the time with none.";
+
+const WF_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const wfEscape = (text) => String(text).replace(/[&<>"]/g, (c) => WF_ESCAPES[c]);
+
+// The waterfall's summary as a small table (the page's type, both palettes: layout.py's
+// WF_CSS): its head as the caption, a row per cause (what it costs in points of peak and in
+// time), the MFU at its foot; a step that does not fit says so in a sentence.
+export function waterfallHtml(v, P) {
+  const T = P.texts;
+  if (!v.fits) return `<p class="rl-wf-none">${wfEscape(T.wf_misfit)}</p>`;
+  const rows = v.terms.map((t) => `<tr><th scope="row">${wfEscape(P.labels[t.key])}</th>` +
+    `<td>\u2212${wfEscape(num((t.before - t.after) * 100, 3))} pt</td>` +
+    `<td>${wfEscape(seconds(t.time))}</td></tr>`).join("");
+  return `<table class="rl-wf"><caption>${wfEscape(T.wf_head)}</caption>` +
+    `<thead><tr><th scope="col">Cause</th><th scope="col">Of peak</th>` +
+    `<th scope="col">Time</th></tr></thead><tbody>${rows}</tbody>` +
+    `<tfoot><tr><th scope="row" colspan="3">${wfEscape(fillText(T.wf_foot, { mfu: v.mfu }))}` +
+    "</th></tr></tfoot></table>";
+}
+
 export function readoutAt(P, e, v, st) {
   const m = v.memory;
   const values = { what: P.what[`${st.model}|${st.phase}|${st.batch}`], bound: v.bound,

@@ -47,6 +47,22 @@ _WIDGET_CSS_TEXT = CONTROL_CSS + """
 # The readout's lines (payload TEXTS): a sentence per line in the page's type, as the static
 # first frame's (blockstyle .roofline-static-text).
 READOUT_CSS = ":host{white-space:pre-line;font-size:13.5px;line-height:1.5}"
+# The waterfall's summary (budget_view.mjs waterfallHtml): a table in the page's type and
+# colours (Material's custom properties reach into the Div's shadow root), both palettes.
+WF_CSS = """
+:host { font-size: 13.5px; line-height: 1.5; color: var(--md-typeset-color, inherit); }
+.rl-wf { border-collapse: collapse; margin: .4em 0 0; min-width: min(100%, 22em);
+  font-variant-numeric: tabular-nums; }
+.rl-wf caption { text-align: left; font-weight: 700; padding: 0 0 .3em; }
+.rl-wf :is(th, td) { padding: .2em 1.2em .2em 0; text-align: left; font-weight: 400;
+  border-top: 1px solid var(--md-typeset-table-color, rgba(0, 0, 0, .12)); }
+.rl-wf td { text-align: right; white-space: nowrap; }
+.rl-wf thead th { font-weight: 700; border-top: 0; color: var(--md-default-fg-color--light); }
+.rl-wf thead th:not(:first-child) { text-align: right; }
+.rl-wf tfoot th { font-weight: 700; border-top: 2px solid var(--md-default-fg-color--lighter,
+  rgba(0, 0, 0, .32)); }
+.rl-wf-none { margin: .4em 0 0; }
+"""
 
 
 # ---------------------------------------------------------------- the layout
@@ -107,9 +123,8 @@ def _build(opts: BudgetSettings, data: dict):
                   sizing_mode="stretch_width",
                   html_attributes={"aria-live": "polite", "role": "status"},
                   stylesheets=[InlineStyleSheet(css=READOUT_CSS)])
-    wf_text = Div(name="budget-waterfall-text", text="", render_as_text=True,
-                  sizing_mode="stretch_width",
-                  stylesheets=[InlineStyleSheet(css=":host { white-space: pre-line; }")])
+    wf_text = Div(name="budget-waterfall-text", text="", sizing_mode="stretch_width",
+                  stylesheets=[InlineStyleSheet(css=WF_CSS)])
 
     # -- per-class time bars: now (solid) over unfused (ghost)
     class_src = ColumnDataSource(name="budget-class-bars", data={
