@@ -17,7 +17,8 @@ from roofline.widgets.roofline.settings import FRAME_MARGIN_PX, RooflineSettings
 from svgcheck import count_problems_by_kind, drawings, labels, svg_problems
 
 NS = {"s": "http://www.w3.org/2000/svg"}
-VARIANTS = ((688, "roofline-svg-wide"), (480, "roofline-svg-medium"), (320, "roofline-svg-narrow"))
+VARIANTS = ((688, "roofline-svg-wide"), (480, "roofline-svg-medium"), (380, "roofline-svg-narrow"),
+            (320, "roofline-svg-small"))
 STATES = (("h100-sxm", "bf16", False, ()), ("h100-sxm", "fp32", True, ()),
           ("h100-sxm", "fp8", True, ("sram", "host", "scaleup")),
           ("a100-sxm-80gb", "bf16", False, ("l2",)), ("l4", "fp8", True, ()),
@@ -86,7 +87,7 @@ def test_block_shows_the_svg_first_in_print_and_without_javascript():
     from roofline.widgets.roofline.block import render
     html = render(RooflineSettings())
     static_html = re.search(r'<div class="roofline-static">(.*?)</div>', html, re.S).group(1)
-    assert len(drawings(static_html)) == 3
+    assert len(drawings(static_html)) == 4
     assert ".roofline-block[data-roofline-state=ready]>.roofline-static{display:none}" in html
     assert re.search(r"@media print\{.*\.roofline-block>\.roofline-target[^}]*\{display:none", html)
     assert re.search(r"<noscript>.*\.roofline-block>\.roofline-target\{display:none\}", html, re.S)
@@ -104,7 +105,7 @@ def test_each_width_keeps_its_text_at_11px():
         sizes = [float(re.search(r"font-size:([\d.]+)px", t.get("style")).group(1))
                  for t in root.iter("{http://www.w3.org/2000/svg}text")]
         assert min(sizes) >= 11
-    for nxt in (688, 480):
+    for nxt in (688, 480, 380):
         assert f"@container (max-width:{nxt - 0.5}px)" in STATIC_CSS
 
 
@@ -157,3 +158,23 @@ def test_every_drawing_on_every_built_page_passes_the_label_gate(built_site):
     # script still is
     in_script = f"<p>x</p><script>const s = `{seeded}`;</script>"
     assert drawings(in_script) == [] and drawings(in_script + seeded) == [seeded]
+
+
+def test_the_block_reserves_the_live_layouts_height_in_a_phones_column():
+    """The live controls wrap in a narrow column: the block reserves more there (#49), from
+    the block's own width, by the static drawings' breakpoints; a wrong table is refused."""
+    from roofline.render.blockstyle import STATIC_CSS
+    from roofline.render.embed import NARROW_COLUMNS, block
+    from roofline.widgets.roofline.block import narrow_heights, render
+    opts = RooflineSettings(tokens=1)
+    html = render(opts)
+    target = re.search(r'<div class="roofline-target rl-reserve" style="([^"]*)"', html).group(1)
+    heights = narrow_heights(opts, picker=False)
+    assert f"min-height:{opts.height_px}px" in target
+    for w in NARROW_COLUMNS:
+        assert f"--rl-h-{w}:{heights[w]}px" in target
+        assert heights[w] > opts.height_px
+        assert (f"@container (max-width:{w - 0.5}px){{.roofline-block>.rl-reserve"
+                f"{{min-height:var(--rl-h-{w})!important}}}}") in STATIC_CSS
+    with pytest.raises(ValueError):
+        block(lambda: None, height_px=400, label="x", narrow_px={480: 500})

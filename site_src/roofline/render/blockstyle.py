@@ -36,11 +36,20 @@ STATIC_CSS = PALETTE_CSS + (
     # One drawing per column width (static.mjs VARIANTS), each shown from its viewBox width up,
     # so its text never scales under its 11 px; without container queries, the wide one.
     ".roofline-static{container-type:inline-size}"
-    ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow{display:none}"
+    ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow,"
+    ".roofline-static>.roofline-svg-small{display:none}"
     "@container (max-width:687.5px){.roofline-static>.roofline-svg-wide{display:none}"
     ".roofline-static>.roofline-svg-medium{display:block}}"
     "@container (max-width:479.5px){.roofline-static>.roofline-svg-medium{display:none}"
     ".roofline-static>.roofline-svg-narrow{display:block}}"
+    "@container (max-width:379.5px){.roofline-static>.roofline-svg-narrow{display:none}"
+    ".roofline-static>.roofline-svg-small{display:block}}"
+    # The height a block reserves in a narrower column, where its live controls wrap
+    # (embed.block's narrow_px): the same breakpoints, on the block's own width.
+    ".roofline-block{container-type:inline-size}"
+    "@container (max-width:687.5px){.roofline-block>.rl-reserve{min-height:var(--rl-h-688)!important}}"
+    "@container (max-width:479.5px){.roofline-block>.rl-reserve{min-height:var(--rl-h-480)!important}}"
+    "@container (max-width:379.5px){.roofline-block>.rl-reserve{min-height:var(--rl-h-380)!important}}"
     # A widget's readout before it runs (the budget's): its lines, as the live readout shows
     # them (widgets/budget/layout.py READOUT_CSS).
     ".roofline-static-text{white-space:pre-line;margin:0 0 .6em;font-size:13.5px;line-height:1.5;"
@@ -67,7 +76,8 @@ STATIC_CSS = PALETTE_CSS + (
     ".roofline-block>.roofline-target,.roofline-block>.roofline-error"
     "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
     "position:static}.roofline-block{break-inside:avoid}"
-    ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow"
+    ".roofline-static>.roofline-svg-medium,.roofline-static>.roofline-svg-narrow,"
+    ".roofline-static>.roofline-svg-small"
     "{display:none!important}.roofline-static>.roofline-svg-wide{display:block!important}}")
 
 

@@ -56,13 +56,21 @@ def script_safe_json(text: str) -> str:
     return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
+# The column widths (px) under which a block may reserve another height (narrow_px's keys):
+# the static drawings' breakpoints (blockstyle.STATIC_CSS), where the live layout's controls wrap.
+NARROW_COLUMNS = (688, 480, 380)
+
+
 def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
           caption: str = "", static: str | Callable[[], str] = "",
-          key: str | Callable[[], str] = "") -> str:
+          key: str | Callable[[], str] = "", narrow_px: dict[int, int] | None = None) -> str:
     """HTML for one interactive Bokeh layout, or a function that builds it (see the module
     docstring for what it contains). `static` and `key` may be functions too.
 
-    `height_px` is the height to reserve before BokehJS has drawn the layout; `label` is the
+    `height_px` is the height to reserve before BokehJS has drawn the layout, and `narrow_px`
+    ({column width: height}, every key of NARROW_COLUMNS) the height to reserve in a column
+    narrower than each width, where the live layout's controls wrap (so the live plot replaces
+    the static one without moving what follows, on a phone as on a desktop); `label` is the
     accessible name of the figure region; `caption` (plain text) is shown under it if given;
     `static` (inline <svg>, see widgets/roofline/static.py) is the first frame shown until the
     live plot is ready, on paper and without JavaScript; `key` (HTML) is shown under both.
@@ -71,9 +79,16 @@ def block(layout: Model | Callable[[], Model], *, height_px: int, label: str,
         raise ValueError(f"height_px must be positive, got {height_px!r}")
     static = static() if callable(static) else static
     key = key() if callable(key) else key
+    reserve = f"min-height:{int(height_px)}px"
+    cls = "roofline-target"
+    if narrow_px:
+        if sorted(narrow_px) != sorted(NARROW_COLUMNS):
+            raise ValueError(f"narrow_px needs a height for each of {NARROW_COLUMNS}, got {narrow_px!r}")
+        cls += " rl-reserve"  # blockstyle.STATIC_CSS's container queries read the variables
+        reserve += "".join(f";--rl-h-{w}:{int(narrow_px[w])}px" for w in NARROW_COLUMNS)
     parts = [
         f'<div class="roofline-block" role="figure" aria-label="{html.escape(label)}">',
-        f'<div class="roofline-target" style="min-height:{int(height_px)}px"></div>',
+        f'<div class="{cls}" style="{reserve}"></div>',
     ]
     if static:
         parts += [_STATIC_STYLE,

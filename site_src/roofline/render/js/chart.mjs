@@ -105,7 +105,7 @@ function xTicks(spec, m, ticks, fmt) {
     const start = anchor === "end" ? x - 2 * half : x - half;
     if (start < end + 4) continue;
     end = anchor === "end" ? x : x + half;
-    out.push(text(x, bottom + 17, fmt(v), { anchor, cls: "rl-tick" }));
+    out.push(text(x, bottom + 17, fmt(v), { anchor, cls: "rl-tick rl-xtick" }));
   }
   return out;
 }
@@ -130,7 +130,8 @@ export function svgChart(spec) {
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="${esc(spec.cls || "rl-chart")}" ` +
     `role="img" viewBox="0 0 ${spec.width} ${spec.height}" width="${spec.width}" ` +
     `height="${spec.height}" ${named} ` +
-    `data-frame="${[fx0, fy0, m.w, m.h].map(f1).join(" ")}" style="font-family:${FONT_STACK}">`];
+    `data-frame="${[fx0, fy0, m.w, m.h].map(f1).join(" ")}" ` +
+    `data-x-range="${spec.x.range.join(" ")}" style="font-family:${FONT_STACK}">`];
   if (spec.uid) {
     out.push(`<title id="${spec.uid}-t">${esc(spec.title || "")}</title>`);
     if (spec.desc) out.push(`<desc id="${spec.uid}-d">${esc(spec.desc)}</desc>`);

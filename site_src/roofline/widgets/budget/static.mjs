@@ -10,7 +10,7 @@ import { layoutPoints } from "./budget_labels.mjs";
 
 // (viewBox width, the class the page's CSS shows it by), as the roofline's drawings.
 const VARIANTS = [[688, "roofline-svg-wide"], [480, "roofline-svg-medium"],
-                  [320, "roofline-svg-narrow"]];
+                  [380, "roofline-svg-narrow"], [320, "roofline-svg-small"]];
 const MARGIN = [30, 20, 52, 150];
 const NARROW_MARGIN = [30, 12, 52, 124];
 

@@ -12,6 +12,23 @@ if TYPE_CHECKING:
     from roofline.model.catalog import Catalog
     from roofline.model.ops import OpZoo
 
+# What the live layout takes under its plot in a column narrower than each width (px; the
+# desktop's is settings.CONTROLS_HEIGHT_PX and TOKENS_CONTROLS_PX): the selects wrap a row each,
+# the verdict and readout a line or two more, the tokens marks and the measurement's file
+# picker a row or two. Measured in Chromium at the widths under each breakpoint that wrap the
+# most (columns of 480, 380 and 288 px: 512, 412 and 320 px windows), 2026-12-07; the browser
+# test (tests/test_layout_shift_browser.py) holds them to the live layout at 412 px.
+NARROW_CONTROLS_PX = {688: 278, 480: 353, 380: 370}
+NARROW_TOKENS_PX = {688: 151, 480: 127, 380: 169}
+NARROW_PICKER_PX = {688: 119, 480: 120, 380: 137}
+
+
+def narrow_heights(settings: RooflineSettings, picker: bool) -> dict[int, int]:
+    """{column width: the height the block reserves in a column narrower than it}."""
+    return {w: settings.height + NARROW_CONTROLS_PX[w]
+            + (NARROW_TOKENS_PX[w] if settings.tokens is not None else 0)
+            + (NARROW_PICKER_PX[w] if picker else 0) for w in NARROW_CONTROLS_PX}
+
 
 def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | None = None,
            zoo: OpZoo | None = None, measurement: dict | None = None) -> str:
@@ -23,7 +40,7 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
                                                   render as static)
     drawn = measurement if measurement is not None else settings.measurement
     height = settings.height_px
-    # the drawing's payload, made once if the block draws it (not for the worker's items)
+    # the drawing's payload, made once if the block draws it
     payload = functools.cache(lambda: drawing_payload(settings, catalog, zoo, measurement))
 
     def first_frame() -> str:
@@ -32,15 +49,17 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
             from roofline.widgets.measurement.settings import load_measurement
             doc = load_measurement(drawn)
         return static(payload(), height_px=settings.height, measurement=doc)
+    picker = bool(settings.overlay() and settings.overlay().height_px)
     if measurement is not None and settings.measurement is None:  # its overlay adds the picker
         from roofline.widgets.measurement.settings import PICKER_HEIGHT_PX
         height += PICKER_HEIGHT_PX
+        picker = True
 
     def layout():   # Bokeh's part, built only when the block is drawn (not on a cache hit)
         from roofline.widgets.roofline.layout import build_layout
         return build_layout(settings, catalog=catalog, zoo=zoo, measurement=measurement)
-    return block(layout, height_px=height, label=label or settings.label,
-                 caption=caption(payload()),
+    return block(layout, height_px=height, narrow_px=narrow_heights(settings, picker),
+                 label=label or settings.label, caption=caption(payload()),
                  static=first_frame, key=lambda: key_html(payload()) + record_html(payload()))
 
 

@@ -10,9 +10,11 @@ import { marker, scene } from "./scene.mjs";
 
 // (viewBox width, height as a share of the live plot's, the class the page's CSS shows it by):
 // each is shown in columns from its own width up to the next one's, so its text is never
-// scaled down (render/blockstyle.py); a narrower drawing is laid out for its own width.
+// scaled down (render/blockstyle.py); a narrower drawing is laid out for its own width. The
+// narrow one is a 412 px phone's column (380 px) at the live plot's full height: there the
+// first frame is the live plot's size, with its labels and axes.
 export const VARIANTS = [[688, 1.0, "roofline-svg-wide"], [480, 0.8, "roofline-svg-medium"],
-                         [320, 0.85, "roofline-svg-narrow"]];
+                         [380, 1.0, "roofline-svg-narrow"], [320, 0.85, "roofline-svg-small"]];
 
 // One drawing of the initial view (P.state) at width × height px, with an overlay drawn over
 // it if given (static_measured.mjs measuredOverlay: its `roofs`, which the scene's labels keep
