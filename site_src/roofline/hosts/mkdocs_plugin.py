@@ -15,7 +15,6 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 import hashlib
-import logging
 import os
 import re
 from pathlib import Path
@@ -29,7 +28,6 @@ from roofline.render.embed import ITEM as _ITEM  # a block's item, as block() wr
 from roofline.widgets import model_option
 
 SUPERFENCES = "pymdownx.superfences"
-log = logging.getLogger("mkdocs.plugins.roofline")
 
 
 class RooflineConfig(Config):
