@@ -106,6 +106,21 @@ def test_paper_prints_the_view_on_screen_with_its_record(lesson):
     assert paper["captionShown"] and paper["caption"] == roofline_caption("a100-sxm-80gb", "fp32")
     assert paper["recordShown"], paper
     assert paper["record"].startswith("Settings: Hardware NVIDIA A100 SXM4 80GB, precision FP32")
+    # a print straight after a change: the drawing (laid out after the texts, on a timer) is
+    # drawn before the page prints
+    # (the print comes as the caption changes: a mutation observer runs before any timer)
+    title = page.evaluate("""() => new Promise((done) => {
+      const cap = document.querySelector('.roofline-block > .roofline-caption');
+      new MutationObserver((_, obs) => {
+        if (!cap.textContent.includes('H200')) return;
+        obs.disconnect();
+        window.dispatchEvent(new Event('beforeprint'));
+        done(document.querySelector('.roofline-static svg.roofline-svg-wide')
+          .getAttribute('aria-label'));
+      }).observe(cap, {childList: true, characterData: true, subtree: true});
+      window.roofline.documents[0].get_model_by_name('hardware').value = 'h200';
+    })""")
+    assert title.startswith("Roofline of the NVIDIA H200"), title
 
 
 # ---------------------------------------------------------------- the serving window

@@ -256,10 +256,13 @@ function blockOf(args) {
 }
 
 // The block's caption, its record of the settings and its static drawing (what paper prints)
-// follow the view, from the code the build wrote them with (static.mjs). The drawing is laid
-// out again only when the view changed; with a measurement overlay it stays the build's (the
-// overlay's document is not in the payload).
+// follow the view, from the code the build wrote them with (static.mjs). The drawing (some tens
+// of ms: three widths) is laid out again only when the view changed, after the texts (a
+// timer), or at once when the page is about to print; with a measurement overlay it stays the
+// build's (the overlay's document is not in the payload).
 const blockViews = new WeakMap(); // fig -> the view the block's static drawing shows
+const pendingDrawings = new WeakMap(); // fig -> a function that draws it now
+const printHooked = new WeakSet(); // figs whose pending drawing a print draws first
 function showInBlock(args, st) {
   const el = blockOf(args);
   if (!el) return;
@@ -274,11 +277,23 @@ function showInBlock(args, st) {
   if (record) record.textContent = rooflineRecord(P, st);
   const drawing = el.querySelector(":scope > .roofline-static");
   const key = JSON.stringify(st);
-  if (drawing && !args.measured_roofs && blockViews.get(args.fig) !== key) {
-    const first = blockViews.get(args.fig) === undefined && sameView(P.state, st);
-    if (!first) drawing.innerHTML = staticDrawings({ ...P, state: st }, args.fig.height).svg;
-    blockViews.set(args.fig, key);
+  if (!drawing || args.measured_roofs || blockViews.get(args.fig) === key) return;
+  if (blockViews.get(args.fig) === undefined && sameView(P.state, st)) {
+    blockViews.set(args.fig, key); // the build's drawing is this view's
+    return;
   }
+  const draw = () => {
+    if (pendingDrawings.get(args.fig) !== draw) return; // a later view's draw replaced it
+    pendingDrawings.delete(args.fig);
+    drawing.innerHTML = staticDrawings({ ...P, state: st }, args.fig.height).svg;
+    blockViews.set(args.fig, key);
+  };
+  if (!printHooked.has(args.fig) && typeof window !== "undefined") {
+    printHooked.add(args.fig);
+    window.addEventListener("beforeprint", () => (pendingDrawings.get(args.fig) || (() => {}))());
+  }
+  pendingDrawings.set(args.fig, draw);
+  setTimeout(draw, 0);
 }
 
 // The view the build drew (the payload's state) and `st` are one.
