@@ -34,7 +34,7 @@ CSS = (
     ".rl-window-controls input{width:6.5em}"
     # a refused value's message, under its field, over what follows (no jump as it comes and goes)
     ".rl-window-controls .rl-control-error{position:absolute;top:100%;left:0;z-index:1;"
-    "width:max-content;max-width:16em;white-space:normal;margin-top:2px;padding:.2em .4em;"
+    "width:max-content;max-width:min(28em,90vw);white-space:normal;margin-top:2px;padding:.2em .4em;"
     "font-size:.9em;background:var(--rl-c-bg);border:1px solid var(--rl-c-error);border-radius:2px}"
     ".rl-window-facts{font-size:.72rem;margin:.4em 0}"
     ".rl-window-key{font-size:.68rem;color:var(--md-default-fg-color--light,#57606a);margin:.3em 0}"
