@@ -144,7 +144,8 @@ def marks(root) -> list[tuple[float, float]]:
 
 def reader_problems(root) -> list[str]:
     """A point's name nearer another mark than its own (its own: data-mark, which chart.mjs
-    writes on a point's name), and two labels that read as one."""
+    writes on a point's name: a group's label names each point of its group), and two labels
+    that read as one."""
     out = []
     found = [(t, b, el) for t, b, el in _labels(root)
              if not re.search(r"rl-tick|rl-axis-label", el.get("class") or "")]
@@ -152,10 +153,11 @@ def reader_problems(root) -> list[str]:
     for text, b, el in found:
         if not el.get("data-mark"):
             continue
-        own = tuple(float(v) for v in el.get("data-mark").split())
-        d = _dist(own, b)
+        v = [float(n) for n in el.get("data-mark").split()]
+        own = list(zip(v[0::2], v[1::2]))  # a group's label names each of its points
+        d = min(_dist(o, b) for o in own)
         others = [_dist(m, b) for m in pts
-                  if ((m[0] - own[0]) ** 2 + (m[1] - own[1]) ** 2) ** 0.5 >= MERGE_PX]
+                  if all(((m[0] - o[0]) ** 2 + (m[1] - o[1]) ** 2) ** 0.5 >= MERGE_PX for o in own)]
         if others and min(others) + SLACK_PX < d:
             out.append(f"'{text}' is nearer another mark ({min(others):.0f} px) than its own "
                        f"({d:.0f} px)")

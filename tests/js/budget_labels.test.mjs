@@ -31,7 +31,8 @@ function problems(placed, w, h) {
     for (const o of boxes.slice(i + 1)) if (overlaps(b, o, 0)) out.push(`${b} ~ ${o}`);
   });
   const marks = POINTS.x.map((x, i) => toPx(x, POINTS.y[i], XR, YR, w, h));
-  const named = shown.map((l) => ({ text: l.text, box: l.box, mark: toPx(...l.mark, XR, YR, w, h) }));
+  const named = shown.map((l) => ({ text: l.text, box: l.box, mark: toPx(...l.mark, XR, YR, w, h),
+                                    marks: l.members && l.members.map((m) => toPx(m.x, m.y, XR, YR, w, h)) }));
   return out.concat(nearerOtherMark(named, marks), readAsOne(named));
 }
 

@@ -11,13 +11,15 @@ export const MERGE = 10; // px between mark centres: markers (r 4-4.5) this clos
 const clamp = (v, a, b) => Math.min(Math.max(v, a), b);
 const dist = (p, b) => Math.hypot(p[0] - clamp(p[0], b[0], b[2]), p[1] - clamp(p[1], b[1], b[3]));
 
-// labels: [{text, box, mark: [px, py]}] (mark null for a line's label); marks: [[px, py]].
+// labels: [{text, box, mark: [px, py], marks?: [[px, py], ...] (a group's points)}] (mark
+// null for a line's label); marks: [[px, py]].
 export function nearerOtherMark(labels, marks) {
   const out = [];
   for (const l of labels) {
     if (!l.mark) continue;
-    const own = dist(l.mark, l.box);
-    const other = marks.filter((m) => Math.hypot(m[0] - l.mark[0], m[1] - l.mark[1]) >= MERGE)
+    const mine = l.marks || [l.mark]; // a group's label names each of its points
+    const own = Math.min(...mine.map((p) => dist(p, l.box)));
+    const other = marks.filter((m) => mine.every((p) => Math.hypot(m[0] - p[0], m[1] - p[1]) >= MERGE))
       .map((m) => dist(m, l.box)).reduce((a, b) => Math.min(a, b), Infinity);
     if (other + 1 < own) {
       out.push(`'${l.text}' is nearer another mark (${other.toFixed(0)} px) than its own ` +

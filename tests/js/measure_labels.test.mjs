@@ -55,7 +55,8 @@ test("overlay labels meet no scene label, point, line or roof, and stay in the f
         const marks = ov.points.x.map((x, i) => px(x, ov.points.y[i]))
           .concat(S.points.x.map((x, i) => px(x, S.points.y[i])));
         const named = shown.map((l) => ({ text: l.text, box: l.box,
-                                          mark: /^measured-op-/.test(l.key) ? px(...l.mark) : null }));
+                                          mark: /^measured-op-/.test(l.key) ? px(...l.mark) : null,
+                                          marks: l.members && l.members.map((m) => px(m.x, m.y)) }));
         const all = named.concat(S.labels.filter((l) => l.shown).map((l) => ({ text: l.text, box: l.box })));
         for (const p of nearerOtherMark(named, marks).concat(readAsOne(all))) {
           problems.push(`${id} ${precision} ${frame}: ${p}`);

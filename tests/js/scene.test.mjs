@@ -68,7 +68,8 @@ export function defects(S, st, frame) {
   const marks = S.points.x.map((x, i) => px(x, S.points.y[i]))
     .concat(S.projections.x.map((x, i) => px(x, S.projections.y[i])));
   const named = shown.map((l) => ({ text: l.text, box: l.box,
-                                    mark: /^(op|proj)-/.test(l.key) ? px(...(l.mark || [l.x, l.y])) : null }));
+                                    mark: /^(op|proj)-/.test(l.key) ? px(...(l.mark || [l.x, l.y])) : null,
+                                    marks: l.members && l.members.map((m) => px(m.x, m.y)) }));
   return out.concat(nearerOtherMark(named, marks), readAsOne(named));
 }
 

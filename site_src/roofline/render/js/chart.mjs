@@ -73,7 +73,7 @@ function text(x, y, body, o = {}) {
                      "stroke-linejoin": o.halo ? "round" : undefined });
   const cls = o.cls ? ` class="${o.cls}"` : "";
   const data = (o.key ? ` data-key="${esc(o.key)}"` : "")
-    + (o.mark ? ` data-mark="${f1(o.mark[0])} ${f1(o.mark[1])}"` : "");
+    + (o.mark ? ` data-mark="${o.mark.map(f1).join(" ")}"` : "");
   const anchor = o.anchor && o.anchor !== "start" ? ` text-anchor="${o.anchor}"` : "";
   const tf = o.transform ? ` transform="${o.transform}"` : "";
   return `<text${cls}${data} x="${f1(x)}" y="${f1(y)}"${anchor}${tf} style="${st}">` +
@@ -81,7 +81,8 @@ function text(x, y, body, o = {}) {
 }
 
 // One placed label (labels.mjs: box in frame px) as SVG text on its box's baseline; a point's
-// name carries the point it names (`mark`: picture px) as data-mark, for the label gate.
+// name carries the points it names (`mark`: picture px, x y x y ...) as data-mark, for the
+// label gate.
 export function labelSvg(lab, left, top, cls, mark = null) {
   const b = lab.box;
   const anchor = lab.align === "right" ? "end" : lab.align === "center" ? "middle" : "start";
@@ -205,7 +206,9 @@ export function svgChart(spec) {
   out.push("</svg>");
   for (const lab of spec.labels || []) {
     if (!lab.shown) continue;
-    const mark = lab.mark && namesPoint(lab) ? m.px(...lab.mark) : null;
+    // (a group's label: every point of its group, x y x y ...)
+    const mark = lab.mark && namesPoint(lab)
+      ? (lab.members || [{ x: lab.mark[0], y: lab.mark[1] }]).flatMap((p) => m.px(p.x, p.y)) : null;
     out.push(labelSvg(lab, m.left, m.top, spec.labelCls || "rl-label", mark));
   }
   out.push("</svg>");

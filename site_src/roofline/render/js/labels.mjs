@@ -150,6 +150,9 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
   const leaders = [];
   return labels.map(({ at, alt, ...l }) => {
     const [px0, py0] = toPx(l.x, l.y, xr, yr, w, h);
+    const own = (l.members || []).map((m) => toPx(m.x, m.y, xr, yr, w, h));
+    const others = own.length ? marks.filter((m) => !own.some((o) => Math.hypot(m[0] - o[0], m[1] - o[1]) < 0.5))
+      : marks;
     const avoid = (namesPoint(l) ? lines.concat(opLines) : lines).concat(leaders);
     const alts = alt === undefined ? [] : Array.isArray(alt) ? alt : [alt];
     const tries = [[l.text, at]].concat(alts.map((a) => [a.text, a.at || at]));
@@ -165,8 +168,9 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
         if (pointBoxes.some((b) => overlaps(b, box, 1))) continue;
         const clear = inset(box, -1); // a line grazing the box's edge still crosses it
         if (avoid.some((g) => crosses(g, clear))) continue;
+        // (a group's label: no mark of its own group counts as another's)
         if (namesPoint(l) && (boxDistance([px0, py0], box) > FAR_PX
-                              || nearerOther([px0, py0], box, marks))) continue;
+                              || nearerOther([px0, py0], box, others))) continue;
         // (a leader runs from the point itself, wherever the label is anchored)
         const leader = namesPoint(l) ? leaderOf(px0, py0, box) : null;
         // (the leader starts at its own point's edge, outside that point's inset box)
@@ -184,11 +188,11 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
   });
 }
 
-// Point names whose marks overlap in a w × h frame (centres within MERGE_PX, chained) become
+// Point names whose marks overlap in a w × h frame (centres within `merge` px, chained) become
 // one label: the first of each group (the layout's order puts the most important first) leads
 // it, and join(members) gives its {text, alt, at}; the others are dropped. Labels of lines
 // pass through. The one way overlapping marks are named, live and static alike.
-export function groupCoincident(labels, xr, yr, w, h, join) {
+export function groupCoincident(labels, xr, yr, w, h, join, merge = MERGE_PX) {
   const px = labels.map((l) => (namesPoint(l) ? toPx(l.x, l.y, xr, yr, w, h) : null));
   const group = labels.map((_, i) => i);
   const root = (i) => (group[i] === i ? i : (group[i] = root(group[i])));
@@ -196,7 +200,7 @@ export function groupCoincident(labels, xr, yr, w, h, join) {
     if (!a) return;
     for (let j = 0; j < i; j += 1) {
       const b = px[j];
-      if (b && Math.hypot(a[0] - b[0], a[1] - b[1]) < MERGE_PX) group[root(i)] = root(j);
+      if (b && Math.hypot(a[0] - b[0], a[1] - b[1]) < merge) group[root(i)] = root(j);
     }
   });
   const members = new Map();

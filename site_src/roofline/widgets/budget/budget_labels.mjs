@@ -57,7 +57,7 @@ export function pointLabels(points, xr, yr, w, h) {
     const n = `${g.length} ops`;
     return { key: `op-${g[0]}`, x: gmean(g.map((i) => points.x[i])),
              y: gmean(g.map((i) => points.y[i])), size: SIZE, style: "normal", text, at,
-             members: g, alt: g.length > 1 && text !== n ? { text: n } : undefined };
+             members: g.map((i) => ({ x: points.x[i], y: points.y[i] })), alt: g.length > 1 && text !== n ? { text: n } : undefined };
   });
 }
 

@@ -7,7 +7,7 @@
 // below (node reads them as they are).
 
 import { si } from "../../render/js/format.mjs";
-import { POINT_R, frameSize, groupCoincident, labelBox, layoutLabels, leaderLines, sourceLines, textWidth, toPx } from "../../render/js/labels.mjs";
+import { MERGE_PX, POINT_R, frameSize, groupCoincident, labelBox, layoutLabels, leaderLines, sourceLines, textWidth, toPx } from "../../render/js/labels.mjs";
 import { decodeBase64, parseMeasurement } from "./schema.mjs";
 import { jsonArg } from "../../render/js/jsonarg.mjs";
 
@@ -125,10 +125,12 @@ export function overlayLabels(overlay, narrow = false) {
 export function layoutOverlay(overlay, xr, yr, w, h, taken = [], widthOf = undefined, lines = [],
                               marks = { x: [], y: [] }) {
   const roofs = overlay.roofs ? overlay.roofs.xs.map((xs, i) => [xs, overlay.roofs.ys[i]]) : [];
-  // measured ops whose markers overlap get one label (labels.mjs groupCoincident)
+  // measured ops whose markers (r 6.5 diamonds) overlap or all but touch get one label
+  // (labels.mjs groupCoincident): closer than two markers, no name can sit nearer its own
   const join = (m) => ({ text: m.map((l) => l.text).join(", "),
                          alt: [{ text: `${m[0].text} +${m.length - 1}` }] });
-  const specs = groupCoincident(overlayLabels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h, join);
+  const specs = groupCoincident(overlayLabels(overlay, w < NARROW_FRAME_PX), xr, yr, w, h, join,
+                                MERGE_PX * 1.6);
   return layoutLabels(specs, xr, yr, w, h,
                       { x: overlay.points.x.concat(marks.x), y: overlay.points.y.concat(marks.y),
                         lines: lines.concat(roofs) },
