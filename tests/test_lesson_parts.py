@@ -220,7 +220,7 @@ def test_nothing_above_the_leak_ranking_gives_it_away(built_site):
         assert f"{points(t.loss)} points" not in above, t.key
     assert "largest" not in above[above.index("5 · The execution model"):]
     after = text[ask:]
-    assert after.index("The model's ranking") < after.index("So why is MFU about 50 %?")
+    assert after.index("The model's account") < after.index("So why is MFU about 50 %?")
     assert "Correction:" not in after[:after.index("So why is MFU about 50 %?")]
 
 

@@ -42,7 +42,7 @@ class _Stalling(http.server.SimpleHTTPRequestHandler):
         path = Path(self.directory) / self.path.lstrip("/").split("?")[0]
         if path.name == PAGE:
             body = path.read_bytes()
-            cut = body.index(b'class="roofline-target"')
+            cut = body.index(b'class="roofline-target')
             cut = body.index(b"</div>", cut) + len(b"</div>")
             self._head("text/html; charset=utf-8", len(body))
             self.wfile.write(body[:cut])
