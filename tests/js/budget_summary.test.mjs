@@ -28,7 +28,7 @@ function summaryFaults(html, lines) {
   if (rows.length !== body.length + 2) out.push(`${rows.length - 2} rows for ${body.length}`);
   body.forEach((line, i) => {
     const [label, drop, time] = rows[i + 1] || [];
-    if (`${label}: ${drop} (${time})` !== line) out.push(`row ${i}: ${rows[i + 1]} vs ${line}`);
+    if (`${label}: ${drop} of step time (${time})` !== line) out.push(`row ${i}: ${rows[i + 1]} vs ${line}`);
   });
   if ((rows.at(-1) || [])[0] !== foot) out.push("no MFU at the foot");
   return out;
@@ -49,7 +49,7 @@ test("seeded: a summary missing a cause, or with a figure changed, is reported",
   const html = bv.waterfallHtml(v, P), lines = bv.waterfallLines(v, P);
   const dropped = html.replace(/<tbody><tr>.*?<\/tr>/, "<tbody>");
   assert.ok(summaryFaults(dropped, lines).some((f) => f.includes("rows for")));
-  const changed = html.replace(/(<td>)[^<]*( pt<\/td>)/, "$1\u22129.99$2");
+  const changed = html.replace(/(<td>)[^<]*(%<\/td>)/, "$19.99$2");
   assert.ok(summaryFaults(changed, lines).some((f) => f.startsWith("row 0")));
 });
 

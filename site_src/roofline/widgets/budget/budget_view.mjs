@@ -169,16 +169,16 @@ const WF_ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const wfEscape = (text) => String(text).replace(/[&<>"]/g, (c) => WF_ESCAPES[c]);
 
 // The waterfall's summary as a small table (the page's type, both palettes: layout.py's
-// WF_CSS): its head as the caption, a row per cause (what it costs in points of peak and in
-// time), the MFU at its foot; a step that does not fit says so in a sentence.
+// WF_CSS): its head as the caption, a row per cause (its share of step time, and its time),
+// the MFU at its foot; a step that does not fit says so in a sentence.
 export function waterfallHtml(v, P) {
   const T = P.texts;
   if (!v.fits) return `<p class="rl-wf-none">${wfEscape(T.wf_misfit)}</p>`;
   const rows = v.terms.map((t) => `<tr><th scope="row">${wfEscape(P.labels[t.key])}</th>` +
-    `<td>\u2212${wfEscape(num((t.before - t.after) * 100, 3))} pt</td>` +
+    `<td>${wfEscape(num(Math.abs(t.before - t.after) * 100, 3))}%</td>` +
     `<td>${wfEscape(seconds(t.time))}</td></tr>`).join("");
   return `<table class="rl-wf"><caption>${wfEscape(T.wf_head)}</caption>` +
-    `<thead><tr><th scope="col">Cause</th><th scope="col">Of peak</th>` +
+    `<thead><tr><th scope="col">Cause</th><th scope="col">Share of step time</th>` +
     `<th scope="col">Time</th></tr></thead><tbody>${rows}</tbody>` +
     `<tfoot><tr><th scope="row" colspan="3">${wfEscape(fillText(T.wf_foot, { mfu: v.mfu }))}` +
     "</th></tr></tfoot></table>";
