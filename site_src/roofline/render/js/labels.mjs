@@ -174,8 +174,12 @@ export function layoutLabels(labels, xr, yr, w, h, points = { x: [], y: [] }, ta
         // (a leader runs from the point itself, wherever the label is anchored)
         const leader = namesPoint(l) ? leaderOf(px0, py0, box) : null;
         // (the leader starts at its own point's edge, outside that point's inset box)
-        if (leader && (boxes.some((b) => crosses(leader, b))
-                       || pointBoxes.some((b) => crosses(leader, inset(b, 1))))) continue;
+        // (a box over the point itself, the reader's marker on a selected op, and its own
+        // group's points do not count: the leader must start there)
+        const under = (b) => b[0] <= px0 && px0 <= b[2] && b[1] <= py0 && py0 <= b[3];
+        const mine = (b) => own.some(([ox, oy]) => b[0] <= ox && ox <= b[2] && b[1] <= oy && oy <= b[3]);
+        if (leader && (boxes.some((b) => !under(b) && crosses(leader, b))
+                       || pointBoxes.some((b) => !mine(b) && crosses(leader, inset(b, 1))))) continue;
         boxes.push(box);
         if (leader) leaders.push(leader);
         const { ax, ay, ...place } = c;
