@@ -16,8 +16,7 @@ import pytest
 from importgraph import write_tree
 
 SITE_SRC = Path(__file__).resolve().parent.parent / "site_src"
-TODAY = 25   # 24 when written, and `words` (a word counter in departures.py, a splitter in
-#              table.mjs: one name, not one rule) arrived beside it
+TODAY = 20   # 25 before the namesakes that were not one rule were renamed (issue #48)
 AIM = 15
 _JS_DEF = re.compile(
     r"^(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)"
