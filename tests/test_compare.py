@@ -11,7 +11,7 @@ from roofline.cli import main
 from roofline.model.budget import budget
 from roofline.model.catalog import default_catalog
 from roofline.model.compare import compare, running_example
-from roofline.model.memory import describe, what_fits
+from roofline.model.memory import sharding_text, what_fits
 from roofline.model.transformer import get_model
 
 CAT = default_catalog()
@@ -69,7 +69,7 @@ def test_a_step_that_does_not_fit_gets_the_least_sharding_and_its_recomputation_
     h100 = next(r for r in c.rows if r.hardware == "h100-sxm")
     fix = what_fits(cfg, 4, 4096, 2.0, CAT["h100-sxm"].hbm.capacity_bytes, flash=True,
                     dp_degree=8)
-    assert not h100.fits and h100.gpus == 8 and h100.sharding == f"{describe(fix)} over 8 GPUs"
+    assert not h100.fits and h100.gpus == 8 and h100.sharding == f"{sharding_text(fix)} over 8 GPUs"
     recomputing = [r for r in c.rows if r.sharding and "full recomputation" in r.sharding]
     assert recomputing
     for row in recomputing:

@@ -48,10 +48,10 @@ def test_every_chip_of_the_ridge_chart_is_named():
     tooltip, but the wide chart fits them all); chips on the same dot share one label, their
     names joined by " / "."""
     from lesson_site.context import load_context
-    from lesson_site.pages import short_name
+    from lesson_site.pages import chip_label
     ctx = load_context()
     texts = {n for t, _ in labels(ET.fromstring(CHARTS["ridge-wide"])) for n in t.split(" / ")}
-    missing = [a.id for a in ctx.catalog if "bf16" in a.peaks and short_name(a.name) not in texts]
+    missing = [a.id for a in ctx.catalog if "bf16" in a.peaks and chip_label(a.name) not in texts]
     assert not missing, missing
 
 

@@ -10,7 +10,7 @@ import pytest
 from roofline import fmt
 from roofline.errors import RooflineError
 from roofline.model.compare import compare, running_example
-from roofline.model.memory import describe, what_fits
+from roofline.model.memory import sharding_text, what_fits
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model
 from lesson_site import build  # noqa: F401  (registers every marker)
@@ -42,7 +42,7 @@ def test_the_training_table_shows_the_least_sharding_that_fits(ctx):
     ex = running_example()
     fix = what_fits(get_model(ex["model"]), ex["batch"], ex["seq"], 2.0,
                     ctx.hw("h100-sxm").hbm.capacity_bytes, flash=True, dp_degree=8)
-    assert f"no: {describe(fix)} over 8 GPUs" in html
+    assert f"no: {sharding_text(fix)} over 8 GPUs" in html
 
 
 def test_moe_passage_numbers_are_the_rules(ctx):

@@ -14,7 +14,7 @@ from roofline import fmt
 from roofline.model.catalog import default_catalog
 from roofline.model.maths import place
 from roofline.model.ops import default_zoo
-from roofline.widgets.roofline.settings import _short
+from roofline.widgets.roofline.settings import _point_label
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"
@@ -161,7 +161,7 @@ def test_each_preset_puts_the_marker_at_the_models_ai(lesson):
         expected = place(op, hw, "bf16").intensity_flops_per_byte
         assert math.isclose(s["marker"], expected, rel_tol=1e-9), (op.name, s["marker"])
         assert math.isclose(s["ai"], expected, rel_tol=1e-9)
-        assert f"{_short(zoo.preset(op.name).label)} takes ≥" in s["readout"]
+        assert f"{_point_label(zoo.preset(op.name).label)} takes ≥" in s["readout"]
         assert_drawn(s)
 
 

@@ -40,7 +40,7 @@ def href(see: str) -> str:
     return "../" + page[:-3] + ".html" + (f"#{anchor}" if anchor else "")
 
 
-def words(note_html: str) -> int:
+def word_count(note_html: str) -> int:
     """Words a reader sees in a rendered note (tags dropped)."""
     return len(html.unescape(_TAG.sub(" ", note_html)).split())
 
@@ -62,7 +62,7 @@ def departure(ctx: Context, *, id: str) -> str:
            f'<strong class="rl-departure-title">Correction:</strong> '
            f'“{html.escape(found.fields["quote"])}”: {text} '
            f'<a href="{html.escape(href(found.fields["see"]))}">(derivation)</a></span>')
-    if words(out) > MAX_WORDS:
-        raise RooflineError(f"a correction note is {words(out)} words, more than {MAX_WORDS}",
+    if word_count(out) > MAX_WORDS:
+        raise RooflineError(f"a correction note is {word_count(out)} words, more than {MAX_WORDS}",
                             where=where, field="text")
     return out

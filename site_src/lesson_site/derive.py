@@ -177,7 +177,7 @@ def tokens_rule(ctx: Context, *, hw: str = LESSON_HW, precision: str = LESSON_PR
             + with_act)
 
 
-def _whole(t: float) -> str:
+def _ceil_tokens(t: float) -> str:
     """A token threshold as whole tokens, rounded up: the fewest that reach it."""
     return "never" if math.isinf(t) else f"{math.ceil(t - 1e-9):,}"
 
@@ -207,9 +207,9 @@ def tokens_table(ctx: Context, *, model: str = TOKENS_MODEL) -> str:
                 continue
             t = _tokens(ctx, acc.id, "bf16", 2.0)
             t_act, _ = _tokens_act(ctx, acc.id, "bf16", 2.0, 2.0, model)
-            fp8 = _whole(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—"
-            rows.append([html.escape(acc.name), f"<strong>{_whole(t)}</strong>", _whole(t_act),
-                         fp8, _whole(_tokens(ctx, acc.id, "bf16", 1.0))])
+            fp8 = _ceil_tokens(_tokens(ctx, acc.id, "fp8", 1.0)) if "fp8" in acc.peaks else "—"
+            rows.append([html.escape(acc.name), f"<strong>{_ceil_tokens(t)}</strong>",
+                         _ceil_tokens(t_act), fp8, _ceil_tokens(_tokens(ctx, acc.id, "bf16", 1.0))])
         return rows
     cols = [HtmlColumn("Chip", priority=1, wrap=True),
             HtmlColumn("Tokens, bf16", "right", 1),

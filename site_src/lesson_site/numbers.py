@@ -243,7 +243,8 @@ def hbm_sweep_ms(ctx: Context, *, hw: str = LESSON_HW, digits: str = "3") -> str
 
 
 @marker("binary")
-def binary(ctx: Context, *, what: str = "hbm_bw", hw: str = LESSON_HW, digits: str = "3") -> str:
+def hbm_binary(ctx: Context, *, what: str = "hbm_bw", hw: str = LESSON_HW,
+               digits: str = "3") -> str:
     """The same HBM figure in binary units: hbm_bw in TiB/s, hbm_capacity in GiB."""
     acc = ctx.hw(hw)
     if what == "hbm_bw":

@@ -225,7 +225,7 @@ def hardware_details(ctx: Context) -> str:
     return "\n".join(out) + "\n"
 
 
-def short_name(name: str) -> str:
+def chip_label(name: str) -> str:
     """'NVIDIA H100 SXM5 80GB' -> 'H100 SXM5 80GB': the chart's labels drop the vendor."""
     for prefix in ("NVIDIA GeForce ", "NVIDIA ", "AMD Instinct ", "Google ", "Intel "):
         if name.startswith(prefix):
@@ -257,7 +257,7 @@ def ridge_charts(ctx: Context):
             y_tick=lambda v: f"{v:g}", font=font, y_ticks=(100, 200, 300, 500, 1000),
             x_ticks=tuple(v for v in (0.1, 0.2, 0.5, 1, 2, 5, 10, 20)
                           if x_range[0] <= v <= x_range[1]),
-            points=[svgchart.Point(b, r, " / ".join(short_name(a.name) for a in same),
+            points=[svgchart.Point(b, r, " / ".join(chip_label(a.name) for a in same),
                                    title=f"{' / '.join(a.name for a in same)}: "
                                    f"{fmt.bandwidth(same[0].hbm_bandwidth_bytes_per_s)}, "
                                    f"ridge {fmt.num(r, 3)}")

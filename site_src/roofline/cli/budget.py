@@ -12,7 +12,7 @@ from roofline.model.example import EXAMPLE
 from roofline.model.catalog import default_catalog
 from roofline.errors import RooflineError
 from roofline.model.launch import LAUNCH_MODES, MODE_LABELS, load_launch
-from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, describe
+from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, sharding_text
 from roofline.render.table import Column, Table
 from roofline.model.compare import check_batch_fits_somewhere
 from roofline.model.transformer import check_run, get_model
@@ -172,7 +172,7 @@ def fit_warning(bg: Budget) -> str | None:
     if fix is None:
         return line + (f"; no ZeRO stage or recomputation fits it on {bg.assumptions.dp_degree}"
                        " GPUs: it needs more GPUs or model parallelism.")
-    return (line + f"; {describe(fix)} would fit (--zero {fix.zero_stage} --recompute "
+    return (line + f"; {sharding_text(fix)} would fit (--zero {fix.zero_stage} --recompute "
             f"{fix.recompute}).")
 
 

@@ -60,7 +60,7 @@ UNMODELLED_ROWS = 8
 """Unmodelled ops (or kernels) a text table names one by one; the rest are one row."""
 
 
-def families_table(r: dict, every: bool = False) -> Table:
+def families_cli_table(r: dict, every: bool = False) -> Table:
     """The report's families, then each unmodelled op (the first UNMODELLED_ROWS, unless
     `every`), as the package's Table."""
     pct = lambda v: f"{v * 100:.3g}%"  # noqa: E731
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write(json.dumps(r, indent=1) + "\n")
         return 0
-    table = families_table(r, every=args.format == "csv")
+    table = families_cli_table(r, every=args.format == "csv")
     if args.format == "csv":
         write(table.as_csv())
         return 0
@@ -162,7 +162,8 @@ def _rank_of(path: Path) -> int | None:
     return (survey(path)["meta"].get("distributedInfo") or {}).get("rank")
 
 
-def _ms(v: float | None) -> str:
+def _in_ms(v: float | None) -> str:
+    """Seconds as a figure in milliseconds; the column title or the sentence says "ms"."""
     return "—" if v is None else f"{v * 1e3:.4g}"
 
 
@@ -173,11 +174,11 @@ def _pct(v: float | None) -> str:
 def ranks_table(r: dict) -> Table:
     cols = (Column("rank", "rank", lambda v: "?" if v is None else str(v), "right"),
             Column("step", "step"),
-            Column("wall_s", "step ms", _ms, "right"),
-            Column("busy_s", "busy ms", _ms, "right"),
-            Column("idle_s", "idle ms", _ms, "right"),
-            Column("communication_s", "comm ms", _ms, "right"),
-            Column("communication_exposed_s", "exposed ms", _ms, "right"),
+            Column("wall_s", "step ms", _in_ms, "right"),
+            Column("busy_s", "busy ms", _in_ms, "right"),
+            Column("idle_s", "idle ms", _in_ms, "right"),
+            Column("communication_s", "comm ms", _in_ms, "right"),
+            Column("communication_exposed_s", "exposed ms", _in_ms, "right"),
             Column("mfu", "MFU", _pct, "right"),
             Column("trace", "trace"))
     return Table(cols, tuple(r["ranks"]))
@@ -196,8 +197,8 @@ def _ranks_out(r: dict, fmt: str) -> int:
              table.as_text(width, wrap=("trace",), hint="--format csv has every column.")
              .rstrip("\n"), ""]
     lines += wrap(f"Slowest: rank {r['slowest']} ({r['slowest_trace']}), "
-                  f"{_ms(r['slowest_wall_s'])} ms; fastest {_ms(r['fastest_wall_s'])} ms; "
-                  f"median {_ms(r['median_wall_s'])} ms; spread (slowest − fastest) ÷ median "
+                  f"{_in_ms(r['slowest_wall_s'])} ms; fastest {_in_ms(r['fastest_wall_s'])} ms; "
+                  f"median {_in_ms(r['median_wall_s'])} ms; spread (slowest − fastest) ÷ median "
                   f"{_pct(r['spread'])}. `--rank R` prints one rank's whole report.", width)
     write("\n".join(lines) + "\n")
     return 0
@@ -206,7 +207,7 @@ def _ranks_out(r: dict, fmt: str) -> int:
 def account_table(r: dict) -> Table:
     a = r["account"]
     cols = (Column("family", "kernel family"), Column("count", "kernels", str, "right"),
-            Column("time_s", "ms", _ms, "right"),
+            Column("time_s", "ms", _in_ms, "right"),
             Column("share", "of busy", _pct, "right"))
     return Table(cols, tuple({"family": f["label"], "count": f["count"], "time_s": f["time_s"],
                               "share": f["time_s"] / a["busy_s"]} for f in a["families"]))
@@ -217,12 +218,12 @@ def _gpu_out(r: dict, fmt: str) -> int:
         write(json.dumps(r, indent=1) + "\n")
         return 0
     if fmt == "csv":
-        write((families_table(r, every=True) if r["families"] else account_table(r)).as_csv())
+        write((families_cli_table(r, every=True) if r["families"] else account_table(r)).as_csv())
         return 0
     width = terminal_columns()
     a, chip = r["account"], r["chip"]
     rank = (f", rank {r['rank']} of {r['world_size']}" if r["rank"] is not None else "")
-    lines = [f"{r['trace']}: {r['step']}{rank}, {_ms(r['wall_s'])} ms of GPU time on "
+    lines = [f"{r['trace']}: {r['step']}{rank}, {_in_ms(r['wall_s'])} ms of GPU time on "
              f"{chip['label']} ({r['device'].upper()})"]
     lines += wrap(f"Chip: {chip['source']}.", width, indent="  ")
     lines += ["", "Time account (the step's kernels, from its first start to its last end):"]
@@ -230,34 +231,35 @@ def _gpu_out(r: dict, fmt: str) -> int:
             ("  communication, exposed", a["communication_exposed_s"]),
             ("  memcpy/memset alone", a["memory_only_s"]), ("GPU idle", a["idle_s"]),
             ("  waiting for the host", a["idle_host_s"]), ("  other", a["idle_other_s"])]
-    lines += [f"  {k:<28} {_ms(v):>10} ms {_pct(v / r['wall_s']):>7}" for k, v in rows]
-    lines += [f"  Communication {_ms(a['communication_s'])} ms: {_ms(a['communication_overlapped_s'])}"
-              f" ms overlapped with compute, {_ms(a['communication_exposed_s'])} ms exposed.", ""]
+    lines += [f"  {k:<28} {_in_ms(v):>10} ms {_pct(v / r['wall_s']):>7}" for k, v in rows]
+    lines += [f"  Communication {_in_ms(a['communication_s'])} ms: "
+              f"{_in_ms(a['communication_overlapped_s'])} ms overlapped with compute, "
+              f"{_in_ms(a['communication_exposed_s'])} ms exposed.", ""]
     lines += [account_table(r).as_text(width).rstrip("\n"), ""]
-    lines += ["Streams: " + ", ".join(f"{s['stream']}: {s['count']} kernels, {_ms(s['busy_s'])} ms"
-                                     for s in a["streams"][:6])]
+    lines += ["Streams: " + ", ".join(
+        f"{s['stream']}: {s['count']} kernels, {_in_ms(s['busy_s'])} ms" for s in a["streams"][:6])]
     la = a["launch"]
     lines += wrap(f"Launches: {la['kernels']} kernels, {la['linked']} linked to their launch call; "
                   f"{la['shorter_than_launch']} ran shorter than the call that launched them; "
-                  f"launch call median {_ms(la['launch_call_median_s'])} ms, launch-to-start "
-                  f"median {_ms(la['launch_delay_median_s'])} ms (p90 "
-                  f"{_ms(la['launch_delay_p90_s'])} ms).", width)
+                  f"launch call median {_in_ms(la['launch_call_median_s'])} ms, launch-to-start "
+                  f"median {_in_ms(la['launch_delay_median_s'])} ms (p90 "
+                  f"{_in_ms(la['launch_delay_p90_s'])} ms).", width)
     lines += ["", "Top kernels:"]
-    lines += [f"  {_ms(k['time_s']):>9} ms  {k['count']:>5}×  {k['family']:<13} {k['name']}"[:width]
-              for k in a["top"][:5]]
+    lines += [f"  {_in_ms(k['time_s']):>9} ms  {k['count']:>5}×  {k['family']:<13} "
+              f"{k['name']}"[:width] for k in a["top"][:5]]
     if r["families"]:
         roof = r["roof"]
         lines += ["", f"Measured MFU: {r['mfu'] * 100:.3g}% (useful matrix FLOPs ÷ (GPU time × "
                       f"{roof['precision']} peak {roof['peak_flops_per_s'] / 1e12:.4g} TFLOP/s)).",
                   *wrap(f"Precision: {r['precision_rule']}.", width, indent="  "), ""]
-        lines += [families_table(r).as_text(width, wrap=("family",),
+        lines += [families_cli_table(r).as_text(width, wrap=("family",),
                   drop=("bytes", "flops", "bound_flops_per_s"),
                   hint="--format csv has every column.").rstrip("\n")]
     elif not r["shapes"]:
         lines += ["", *wrap("No shapes recorded: the time account only. Record with "
                             "record_shapes=True to place the ops on the roofline.", width)]
     lines += ["", "Where the step's GPU time went:"]
-    lines += [f"  {w['part']:<32} {_ms(w['time_s']):>9} ms {w['share'] * 100:>6.3g}%"
+    lines += [f"  {w['part']:<32} {_in_ms(w['time_s']):>9} ms {w['share'] * 100:>6.3g}%"
               for w in r["waterfall"]]
     lines += leak_lines(r, width)
     write("\n".join(lines) + "\n")

@@ -125,7 +125,7 @@ def measure(plan: Plan, *, label: str | None, progress: bool,
         torch.cuda.empty_cache()
     bar.close()
     gpu_name = torch.cuda.get_device_name(0)
-    desc = machine.describe(gpu=gpu_name)
+    desc = machine.machine_record(gpu=gpu_name)
     return validate(document(
         device="cuda", plan=plan, machine_desc=desc,
         versions=machine.versions({"torch": torch.__version__, "cuda": torch.version.cuda}),

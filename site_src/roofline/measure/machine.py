@@ -94,7 +94,8 @@ def load_average() -> list[float] | None:
     return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
 
 
-def describe(gpu: str | None = None) -> dict:
+def machine_record(gpu: str | None = None) -> dict:
+    """This machine as a measurement records it: CPU, caches, platform, BLAS, load average."""
     found, caches_from = caches()
     model = cpu_model()
     cpus = os.cpu_count() or 1

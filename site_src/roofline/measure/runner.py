@@ -25,7 +25,7 @@ def measure(device: str = "cpu", plan: Plan | str = "full", *, label: str | None
         return gpu.measure(plan, label=label, progress=progress, now=now)
     found, _ = machine.caches()
     sizes = machine.cache_sizes(found)
-    desc = machine.describe()
+    desc = machine.machine_record()
     kernels = (cpu.stream_kernels(plan, sizes, threads=desc["usable_cpus"])
                + cpu.matmul_kernels(plan) + cpu.op_kernels(plan))
     results: dict[str, list[dict]] = {"stream": [], "matmul": [], "ops": []}

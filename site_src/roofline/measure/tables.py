@@ -149,7 +149,7 @@ def machine_table(doc: dict) -> Table:
                  tuple({"what": a, "value": b} for a, b in rows))
 
 
-def html_table(table: Table) -> str:
+def plain_html(table: Table) -> str:
     """The table as HTML, for a fence (fences return HTML, not Markdown)."""
     def cell(tag: str, text: str, align: str) -> str:
         style = ' style="text-align:right"' if align == "right" else ""

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from roofline.errors import RooflineError
 from roofline.model.budget import Assumptions, budget
 from roofline.model.catalog import Catalog
-from roofline.model.memory import Sharding, describe, step_memory, what_fits
+from roofline.model.memory import Sharding, sharding_text, step_memory, what_fits
 from roofline.model.transformer import TransformerConfig
 
 MAX_GPUS = 1024
@@ -135,12 +135,12 @@ def least_sharding(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: 
             return Fit(None, 1)
         fix = what_fits(cfg, batch, seq, b, capacity, flash=flash, dp_degree=dp_degree)
         if fix is not None:
-            return Fit(f"{describe(fix)} over {dp_degree} GPUs", dp_degree, fix)
+            return Fit(f"{sharding_text(fix)} over {dp_degree} GPUs", dp_degree, fix)
         most, n = Sharding(3, "full"), dp_degree * 2
         while n <= MAX_GPUS:
             if step_memory(cfg, phase, batch, seq, b, capacity, flash=flash, dp_degree=n,
                            sharding=most).fits:
-                return Fit(f"{describe(most)} over {n} GPUs", n, most)
+                return Fit(f"{sharding_text(most)} over {n} GPUs", n, most)
             n *= 2
         return Fit(None, None)
     total = step_memory(cfg, phase, batch, seq, b, capacity, flash=flash).total

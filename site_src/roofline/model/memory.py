@@ -175,7 +175,8 @@ def what_fits(cfg: TransformerConfig, batch: int, seq: int, b: float, capacity: 
     return None
 
 
-def describe(s: Sharding) -> str:
+def sharding_text(s: Sharding) -> str:
+    """A sharding in words, as tables and sentences name it: "ZeRO-1, full recomputation"."""
     parts = [f"ZeRO-{s.zero_stage}" if s.zero_stage else "no ZeRO"]
     parts.append({"none": "no recomputation", "selective": "selective recomputation",
                   "full": "full recomputation"}[s.recompute])

@@ -99,7 +99,8 @@ MODES = (("bf16", "bf16", 2.0, 2.0), ("fp8", "fp8", 1.0, 1.0),
          ("w8-bf16", "bf16", 1.0, 2.0))
 
 
-def _num(x: float) -> float | None:
+def _finite_or_none(x: float) -> float | None:
+    """Infinity (a threshold never reached) as None, which JSON can carry."""
     return None if math.isinf(x) else x
 
 
@@ -121,7 +122,7 @@ def build_cases() -> dict:
                     "hardware": acc.id, "mode": label, "model": model, "peak": peak, "bw": bw,
                     "d": d, "f": f, "bytes_per_weight": bpw, "bytes_per_activation": bpa,
                     "critical": critical_tokens(peak, bw, bpw),
-                    "critical_with_activations": _num(critical_tokens_with_activations(
+                    "critical_with_activations": _finite_or_none(critical_tokens_with_activations(
                         peak, bw, d, f, bpw, bpa)),
                     "min_tokens": min_compute_bound_tokens(peak, bw, d, f, bpw, bpa)})
     intensity_cases = [

@@ -44,8 +44,8 @@ def layer_ops(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float
                             valid=[k for k, _ in cfg.layer_groups()])
     tokens = batch * (1 if phase == "decode" else seq)
     d = cfg.d_model
-    ops = [rmsnorm(tokens, d, b, "input_layernorm", conv), *_attention(cfg, phase, batch, seq,
-                                                                       b, flash, conv)]
+    ops = [rmsnorm(tokens, d, b, "input_layernorm", conv),
+           *_attention_ops(cfg, phase, batch, seq, b, flash, conv)]
     if cfg.sandwich_norms:
         ops.append(rmsnorm(tokens, d, b, "post_attention_layernorm", conv))
     ops.append(residual_add(tokens * d, b, "attn_residual"))
@@ -58,8 +58,8 @@ def layer_ops(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float
     return ops
 
 
-def _attention(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float, flash: bool,
-               conv: Conventions) -> list[Op]:
+def _attention_ops(cfg: TransformerConfig, phase: str, batch: int, seq: int, b: float,
+                   flash: bool, conv: Conventions) -> list[Op]:
     """From the normalised input to o_proj: grouped-query attention, or MLA."""
     if cfg.mla is not None:
         return cfg.mla.ops(phase, batch, seq, cfg.d_model, cfg.heads, b, flash=flash, conv=conv)

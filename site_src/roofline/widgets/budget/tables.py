@@ -7,7 +7,7 @@ from roofline import fmt
 from roofline.model.budget import FUSION_LABELS, FUSIONS, Assumptions, budget
 from roofline.model.example import EXAMPLE
 from roofline.widgets.budget.payload import BATCHES, SEQ
-from roofline.model.memory import Sharding, describe, usable_capacity_bytes
+from roofline.model.memory import Sharding, sharding_text, usable_capacity_bytes
 from roofline.model.catalog import Catalog, default_catalog
 from roofline.errors import RooflineError, unknown_id
 from roofline.model.transformer import PHASES
@@ -38,7 +38,7 @@ def summary_table(kind: str, *, model: str = EXAMPLE.model, batch: int = EXAMPLE
                 m = bg.memory
                 fits = m.fits
                 rows.append({"phase": phase if phase != "train" else
-                             f"train ({describe(sharding)})",
+                             f"train ({sharding_text(sharding)})",
                              "batch": f"{n} × {SEQ[phase]:,}", "fused": label,
                              "memory": (f"{fmt.capacity(m.total)}" if fits else
                                         f"does not fit: {fmt.capacity(m.total)}, "
@@ -115,7 +115,7 @@ def memory_table(hw, precision: str, b: float):
                     Assumptions(dp_degree=EXAMPLE.dp_degree), sharding)
         m = bg.memory
         how = ", ".join(filter(None, ["FlashAttention" if fz else "",
-                                      describe(sharding) if phase == "train" else ""]))
+                                      sharding_text(sharding) if phase == "train" else ""]))
         rows.append({"config": f"{cfg.name}, {phase}, {batch} × {SEQ[phase]:,}"
                                + (f" ({how})" if how else ""),
                      "verdict": ("fits" if m.fits else

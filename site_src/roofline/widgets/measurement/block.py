@@ -36,10 +36,10 @@ def measurement_block(settings: MeasurementTableSettings) -> str:
         return (f'<p class="roofline-measurement-check" '
                 f'data-passed="{str(passed).lower()}">{text}</p>')
     if settings.show == "machine":
-        return tables.html_table(tables.machine_table(doc))
+        return tables.plain_html(tables.machine_table(doc))
     table = {"ceilings": tables.ceilings_table, "stream": tables.stream_table,
              "ops": tables.ops_check_table, "spread": tables.spread_table}[settings.show](doc)
-    return tables.html_table(table)
+    return tables.plain_html(table)
 
 
 def summary_text(doc: dict) -> str:

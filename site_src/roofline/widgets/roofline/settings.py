@@ -254,7 +254,7 @@ def payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
         "precisions": {pid: {"label": p.label, "unit": p.unit, "bytes": p.bytes_per_element}
                        for pid, p in catalog.precisions.items()},
         "ops": {op_id: {"label": zoo.preset(op_id).label, "cost": costs[op_id],
-                        "short": _short(zoo.preset(op_id).label)} for op_id in op_ids},
+                        "short": _point_label(zoo.preset(op_id).label)} for op_id in op_ids},
         "ceilings": list(opts.ceilings),
         "colors": {**CEILING_COLORS, "roof": ROOF_COLOR, "memory": MEMORY_COLOR,
                    "compute": COMPUTE_COLOR, "overhead": OVERHEAD_COLOR,
@@ -340,7 +340,7 @@ def launch_payload() -> dict:
             "low": overhead.overlapped_s, "high": overhead.synchronised_s}
 
 
-def _short(label: str) -> str:
+def _point_label(label: str) -> str:
     """The op's name as a point label: 'Attention (training, fused)' -> 'Attention (training)'."""
     return re.sub(r",[^)]*\)", ")", label)
 
