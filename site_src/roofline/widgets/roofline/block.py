@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 # most (columns of 480, 380 and 288 px: 512, 412 and 320 px windows), 2026-12-07; the browser
 # test (tests/test_layout_shift_browser.py) holds them to the live layout at 412 px.
 NARROW_CONTROLS_PX = {688: 278, 480: 353, 380: 370}
-NARROW_TOKENS_PX = {688: 151, 480: 127, 380: 169}
-NARROW_PICKER_PX = {688: 119, 480: 120, 380: 137}
+NARROW_TOKENS_PX = {688: 151, 480: 187, 380: 169}
+NARROW_PICKER_PX = {688: 119, 480: 132, 380: 137}
 
 
 def narrow_heights(settings: RooflineSettings, picker: bool) -> dict[int, int]:
