@@ -178,11 +178,16 @@ _WALK = """async ([check, phone, page]) => {
         }
       }
       presets.value = 'custom';
+      // Every chip × precision × vector roof on the lesson; elsewhere every chip in its first
+      // precision (the same scene code: node's label gate walks every state of each page's
+      // layout, tests/js/labelgate.mjs, so the browser samples the canvas drawing of it).
+      const everyState = page.includes('lessons/');
       for (const h of hw.options.map(o => Array.isArray(o) ? o[0] : o)) {
         hw.value = h; await frame();
-        for (const p of prec.options.map(o => Array.isArray(o) ? o[0] : o)) {
+        const precs = prec.options.map(o => Array.isArray(o) ? o[0] : o);
+        for (const p of everyState ? precs : precs.slice(0, 1)) {
           prec.value = p;
-          for (const v of [false, true]) {
+          for (const v of everyState ? [false, true] : [false]) {
             if (v && vec.disabled) continue;
             vec.active = v;
             await look(`${page} ${h} ${p} vector=${v}`);
