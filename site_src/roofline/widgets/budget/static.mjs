@@ -40,7 +40,8 @@ function waterfallSvg(P, f, width, height, cls, titles) {
 
 function classes(P, f, width, height, cls, titles) {
   const c = f.classes;
-  const hi = Math.max(1e-9, ...c.ms, ...c.ghost) * 1.8; // room for the longest bar's "656 ms"
+  // room for the longest bar's "656 ms"; a step that does not fit has no time: an axis to 1 ms
+  const hi = (Math.max(0, ...c.ms, ...c.ghost) || 1) * 1.8;
   return barChart({
     width, height, margin: width < 400 ? NARROW_MARGIN : MARGIN, cls: `roofline-svg ${cls}`,
     title: titles[f.fits ? 1 : 0], rows: c.cls,
