@@ -323,7 +323,9 @@ def measure_page(built_site, tab_pool):
 def printed(page) -> dict:
     page.emulate_media(media="print")
     try:
-        return page.evaluate(BLOCK_JS)
+        return {**page.evaluate(BLOCK_JS), "keyShown": page.evaluate(
+            "() => getComputedStyle(document.querySelector('.roofline-block > .roofline-key'))"
+            ".display !== 'none'")}
     finally:
         page.emulate_media(media="screen")
 
@@ -334,12 +336,14 @@ def test_the_measure_page_prints_no_stale_drawing(measure_page):
     drawing is on screen only; back at the build's view, paper prints the drawing again."""
     page = measure_page.page
     paper = printed(page)
-    assert paper["drawingShown"] and ON_SCREEN_ONLY not in paper["record"], paper
+    assert paper["drawingShown"] and paper["keyShown"], paper
+    assert ON_SCREEN_ONLY not in paper["record"], paper
     set_model(page, "hardware", "a100-sxm-80gb")
     want = roofline_caption("a100-sxm-80gb", "bf16")
     poll(page, BLOCK_JS, lambda s: s["caption"] == want and ON_SCREEN_ONLY in s["record"])
     paper = printed(page)
     assert not paper["drawingShown"], paper  # the build's H100 drawing is not this view's
+    assert not paper["keyShown"], paper  # nor the key to its numbered ops
     assert paper["recordShown"] and paper["captionShown"], paper
     assert paper["record"].startswith("Settings: Hardware NVIDIA A100 SXM4 80GB"), paper
     set_model(page, "hardware", "h100-sxm")
