@@ -1,12 +1,15 @@
 """What a figure's words say follows its controls, on screen and on paper (#49): the lesson's
-roofline and the serving window, each loaded once (one tab per page, every control changed in
-it), read back in Chromium.
+roofline, the serving window and the measure page's roofline, each loaded once (one tab per
+page, every control changed in it), read back in Chromium. (The budget explorer's:
+test_budget_captions_browser.py.)
 
 - The caption is the view's: chip, precision (the lesson); model, chip, context, price (the
   serving window). Its oracle here is the catalog through Python's own formatting, not the JS
   that writes it.
 - Paper prints the view on screen: the static drawing, the caption and a one-line record of
   the settings (print media emulated after the controls changed).
+- The measure page's drawing carries a measurement's overlay the live plot cannot redraw: for
+  another view paper leaves it out and the record says the drawing is on screen only.
 - The serving window keeps a typed price across a chip change, says at the field why a value is
   refused, keeps its figure's height as the chip changes, and keys only the regimes it draws.
 """
@@ -299,3 +302,51 @@ def test_the_figure_keeps_its_height_as_the_chip_changes(serving):
     assert max(heights) - min(heights) < 0.5, heights
     # the block around it moves by at most a line of the facts
     assert max(blocks) - min(blocks) <= 0.05 * max(blocks), blocks
+
+
+# ---------------------------------------------------------------- the measure page's roofline
+
+ON_SCREEN_ONLY = "is on screen only"
+
+
+@pytest.fixture(scope="module")
+def measure_page(built_site, tab_pool):
+    """The measure page (a roofline with a measurement's overlay), loaded once."""
+    w = tab_pool.tab()
+    w.page.goto((built_site / "measure.html").as_uri())
+    w.page.locator(".roofline-block").first.scroll_into_view_if_needed()
+    first_block_ready(w.page, errors=w.errors)
+    yield w
+    tab_pool.release(w)
+
+
+def printed(page) -> dict:
+    page.emulate_media(media="print")
+    try:
+        return {**page.evaluate(BLOCK_JS), "keyShown": page.evaluate(
+            "() => getComputedStyle(document.querySelector('.roofline-block > .roofline-key'))"
+            ".display !== 'none'")}
+    finally:
+        page.emulate_media(media="screen")
+
+
+def test_the_measure_page_prints_no_stale_drawing(measure_page):
+    """The live plot cannot draw the measurement's overlay again for another view: once the
+    view is not the build's, paper leaves the build's drawing out and its record says the
+    drawing is on screen only; back at the build's view, paper prints the drawing again."""
+    page = measure_page.page
+    paper = printed(page)
+    assert paper["drawingShown"] and paper["keyShown"], paper
+    assert ON_SCREEN_ONLY not in paper["record"], paper
+    set_model(page, "hardware", "a100-sxm-80gb")
+    want = roofline_caption("a100-sxm-80gb", "bf16")
+    poll(page, BLOCK_JS, lambda s: s["caption"] == want and ON_SCREEN_ONLY in s["record"])
+    paper = printed(page)
+    assert not paper["drawingShown"], paper  # the build's H100 drawing is not this view's
+    assert not paper["keyShown"], paper  # nor the key to its numbered ops
+    assert paper["recordShown"] and paper["captionShown"], paper
+    assert paper["record"].startswith("Settings: Hardware NVIDIA A100 SXM4 80GB"), paper
+    set_model(page, "hardware", "h100-sxm")
+    poll(page, BLOCK_JS, lambda s: "H100" in s["record"] and ON_SCREEN_ONLY not in s["record"])
+    assert printed(page)["drawingShown"]
+    measure_page.assert_clean()

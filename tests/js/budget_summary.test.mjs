@@ -6,7 +6,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-import * as bj from "../../site_src/roofline/widgets/budget/budget.mjs";
 import * as bv from "../../site_src/roofline/widgets/budget/budget_view.mjs";
 
 const LINES = readFileSync(new URL("../cases/budget_cases.jsonl", import.meta.url), "utf8")
@@ -63,7 +62,7 @@ test("a cause's name is text, never markup", () => {
 
 test("the readout keys the op-class chart's pale bars whenever the step fits", () => {
   for (const c of CASES) {
-    const f = bj.frameAt(P, { ...c.state, active: active(c.state.mask) });
+    const f = bv.frameAt(P, { ...c.state, active: active(c.state.mask) });
     assert.equal(f.readout.endsWith(`\n${bv.CLASS_KEY}`), f.fits, c.why);
     assert.equal(f.summary, bv.waterfallHtml(viewOf(c.state), P), c.why);
   }

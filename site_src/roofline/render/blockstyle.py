@@ -73,6 +73,9 @@ STATIC_CSS = PALETTE_CSS + (
     ".roofline-block>.roofline-record{display:none;margin:.3em 0 0;font-size:.75em;"
     "color:var(--rl-muted)}"
     "@media print{.roofline-block>.roofline-record{display:block}"
+    # a drawing the live plot could not redraw for the view on screen (widgets/roofline/paper.mjs)
+    ".roofline-block>.roofline-static.rl-stale,.roofline-static.rl-stale~.roofline-key"
+    "{display:none!important}"
     ".roofline-block>.roofline-target,.roofline-block>.roofline-error"
     "{display:none!important}.roofline-block>.roofline-static{display:block!important;"
     "position:static}.roofline-block{break-inside:avoid}"

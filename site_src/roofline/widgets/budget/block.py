@@ -24,31 +24,31 @@ def budget_block(settings: BudgetSettings) -> str:
     from roofline.render.embed import block
     from roofline.render.jsengine import call
 
+    static_js = JS.with_name("static.mjs")
+    first = settings.payload(initial_only=True)
+    values = initial_values(settings)
+
     def static() -> str:
-        drawn = call(JS.with_name("static.mjs"), "staticBudget",
-                     settings.payload(initial_only=True), initial_values(settings),
-                     {"waterfall": settings.height, "classes": settings.height - 40,
-                      "roofline": settings.height + 60}, TITLES, list(X_RANGE))
+        drawn = call(static_js, "staticBudget", first, values, heights(settings), TITLES,
+                     list(X_RANGE))
         return (f'<p class="roofline-static-text">{html.escape(drawn["readout"])}</p>'
                 + drawn["svg"])
 
     def layout():   # Bokeh's part, built only when the block is drawn (not on a cache hit)
         from roofline.widgets.budget.layout import _build
         return _build(settings, settings.payload())
+    # The caption and the printed record (static.mjs): the live callback rewrites both, and
+    # the drawing, as the reader moves a control.
+    record = html.escape(call(static_js, "budgetRecord", first, values))
     return block(layout, height_px=settings.height_px, label=settings.label,
-                 caption=caption(settings), static=static)
+                 caption=call(static_js, "budgetCaption", first, values), static=static,
+                 key=f'<p class="roofline-record">{record}</p>')
 
 
-def caption(settings: BudgetSettings) -> str:
-    """One sentence that says what to look at in the three charts."""
-    from roofline.model.catalog import default_catalog
-    from roofline.model.transformer import get_model
-    phase = {"train": "training"}.get(settings.phase, settings.phase)
-    return (f"Where one {phase} step of {get_model(settings.model).name} on "
-            f"the {default_catalog()[settings.hardware].name} spends its time: the waterfall "
-            "charges each leak its share of step time, from 100 % of peak down to the MFU, "
-            "the bars split "
-            "the step by op class, and each fusion you tick shrinks the memory-bound bars.")
+def heights(settings: BudgetSettings) -> dict:
+    """The three plots' heights in the live layout (_build), which the static drawing keeps."""
+    return {"waterfall": settings.height, "classes": settings.height - 40,
+            "roofline": settings.height + 60}
 
 
 def initial_values(settings: BudgetSettings) -> dict:

@@ -6,8 +6,9 @@
 // No Bokeh global: layout.py bundles format.mjs, budget_view.mjs and this file into the one
 // blob module BokehJS runs, dropping the import lines (node reads them as they are).
 
-import { seconds, sig } from "../../render/js/format.mjs";
-import { barsAt, CLASS_KEY, classMs, comboIndex, readoutAt, snapIndex, viewAt, waterfallHtml, waterfallLines } from "./budget_view.mjs";
+import { sig } from "../../render/js/format.mjs";
+import { frameAt, snapIndex } from "./budget_view.mjs";
+import { budgetCaption, budgetRecord, staticBudget } from "./static.mjs";
 import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
 import { setMarkup } from "../../render/js/markup.mjs";
 import { jsonArg } from "../../render/js/jsonarg.mjs";
@@ -78,39 +79,68 @@ function snapWidget(w, knob) {
   return x;
 }
 
-// Everything the widget shows for one setting (values: model, phase, batch, active fusion
-// indices, efficiency, launch_us, dp, overlap, zero, recompute): the live callback sets it on
-// its sources, and the build draws the static first frame from it (static.mjs). null for a
-// setting the payload does not hold.
-export function frameAt(P, values) {
-  const mask = comboIndex(values.active);
-  const st = {
-    model: values.model, phase: values.phase, batch: values.batch,
-    flash: ((mask >> P.fusions.indexOf("flash")) & 1) === 1,
-    efficiency: values.efficiency, launch_us: values.launch_us,
-    dp: P.dp_options.includes(values.dp) ? values.dp : P.dp_options[0],
-    overlap: values.overlap,
-    zero: P.zero.includes(values.zero) ? values.zero : 0,
-    recompute: P.recompute.includes(values.recompute) ? values.recompute : "none",
+// ---------------------------------------------------------------- the block around the widget
+
+// The page's block (embed.block) that holds this widget: up from the readout's view, out of
+// each shadow root on the way; null where it is not in one (a notebook, file_html).
+function blockAround(index, model) {
+  const view = index && typeof index.find_one === "function" ? index.find_one(model) : null;
+  let node = view && view.el;
+  while (node) {
+    const found = node.closest && node.closest(".roofline-block");
+    if (found) return found;
+    const root = node.getRootNode && node.getRootNode();
+    node = root && root !== node ? root.host : null;
+  }
+  return null;
+}
+
+// The block's caption, its record of the settings and its static drawing (what paper prints)
+// follow the controls, from the code the build wrote them with (static.mjs). The drawing (12
+// SVGs) is laid out after the texts, on a timer, or at once when the page is about to print;
+// not at all for the setting the build drew.
+const drawnValues = new WeakMap(); // block -> the setting its static drawing shows
+const pendingDraws = new WeakMap(); // block -> a function that draws it now
+const printHooks = new WeakSet(); // blocks whose pending drawing a print draws first
+function showBudgetInBlock(args, P, values, f, index) {
+  const el = blockAround(index, args.readout);
+  if (!el) return;
+  const caption = el.querySelector(":scope > .roofline-caption");
+  if (caption) {
+    const n = caption.querySelector(".rl-fignum"); // captions.py's "Figure n:"
+    caption.textContent = budgetCaption(P, values);
+    if (n) caption.prepend(n, " ");
+  }
+  const record = el.querySelector(":scope > .roofline-record");
+  const said = record ? record.textContent : "";
+  if (record) record.textContent = budgetRecord(P, values);
+  const drawing = el.querySelector(":scope > .roofline-static");
+  const key = JSON.stringify(values);
+  if (!drawing || !args.drawing || drawnValues.get(el) === key) return;
+  const text = drawing.querySelector(".roofline-static-text");
+  if (drawnValues.get(el) === undefined && said === record.textContent && text &&
+      text.textContent === f.readout) {
+    drawnValues.set(el, key); // the first pass, on the setting the build drew
+    return;
+  }
+  const draw = () => {
+    if (pendingDraws.get(el) !== draw) return; // a later setting's draw replaced it
+    pendingDraws.delete(el);
+    const D = args.drawing;
+    const drawn = staticBudget(P, values, D.heights, D.titles, D.x_range);
+    const p = document.createElement("p");
+    p.className = "roofline-static-text";
+    p.textContent = drawn.readout;
+    drawing.innerHTML = drawn.svg;
+    drawing.prepend(p);
+    drawnValues.set(el, key);
   };
-  const row = P.combos[`${st.model}|${st.phase}|${st.batch}`];
-  if (!row || !P.models[st.model]) return null;
-  const e = row[mask];
-  const v = viewAt(P, e, st);
-  // A step that does not fit in memory shows no time; the pale bar is the unfused time.
-  const ms = classMs(P, e, v.parts, v.fits);
-  const ghost = classMs(P, row[0], v.parts, v.fits);
-  return {
-    st, fits: v.fits, bars: barsAt(v, P),
-    classes: { cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
-               tx: ms.map((x, i) => Math.max(x, ghost[i])),
-               text: ms.map((t, i) => (!v.fits ? (i === Math.floor(ms.length / 2)
-                 ? P.texts.class_misfit : "") : t ? seconds(t / 1e3) : P.texts.class_none)) },
-    points: { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) },
-    readout: v.fits ? `${readoutAt(P, e, v, st)}\n${CLASS_KEY}` : readoutAt(P, e, v, st),
-    lines: waterfallLines(v, P),
-    summary: waterfallHtml(v, P),
-  };
+  if (!printHooks.has(el) && typeof window !== "undefined") {
+    printHooks.add(el);
+    window.addEventListener("beforeprint", () => { const d = pendingDraws.get(el); if (d) d(); });
+  }
+  pendingDraws.set(el, draw);
+  setTimeout(draw, 0);
 }
 
 export default function (args, obj, data, context) {
@@ -154,12 +184,13 @@ function update(args, obj, index) {
   batch.title = `Batch (× ${P.seq[ph].toLocaleString("en-US")} tokens)`;
   for (const w of [dp, overlap, zero, recompute]) w.disabled = ph !== "train";
 
-  const f = frameAt(P, {
-    model: model.value, phase: ph, batch: Number(batch.value), active: fusions.active,
+  const values = {
+    model: model.value, phase: ph, batch: Number(batch.value), active: fusions.active.slice(),
     efficiency: snapWidget(efficiency, P.knobs.efficiency),
     launch_us: snapWidget(launch, P.knobs.launch_us), dp: Number(dp.value),
     overlap: snapWidget(overlap, P.knobs.overlap), zero: Number(zero.value),
-    recompute: recompute.value });
+    recompute: recompute.value };
+  const f = frameAt(P, values);
   if (!f) return;
   const st = f.st;
   args.waterfall.data = f.bars;
@@ -173,6 +204,7 @@ function update(args, obj, index) {
   // In the views' DOM, not by a re-layout of the whole root (markup.mjs).
   setMarkup(index, args.readout, { text: f.readout });
   setMarkup(index, args.wf_text, { text: f.summary });
+  showBudgetInBlock(args, P, values, f, index);
 
   if (user && P.url) {
     writeURL({ model: model.value, phase: ph, batch: Number(batch.value),

@@ -4,11 +4,10 @@
 // touch in the frame (q/k/v/o_proj share an intensity, gate/up/down_proj sit 5 px from them)
 // are one mark to a reader: they get one label, their names joined ("q/k/v/o_proj") or, where
 // that does not fit, "9 ops" (each point keeps its own tooltip). A name with no free place is
-// left out rather than drawn over another. widgets/budget/layout.py runs the default export
-// when the points change and when the plot's frame is laid out, and the static first frame
-// (static.mjs) calls layoutPoints in its own frame: one layout for both. node imports the
-// named exports.
-import { ABOVE, BELOW, MERGE_PX, frameSize, layoutLabels, leaderLines, toPx } from "../../render/js/labels.mjs";
+// left out rather than drawn over another. The live plot's callback (budget_names.mjs) and the
+// static drawing (static.mjs, which the live callback bundles too) call layoutPoints, each in
+// its own frame: one layout for both. node imports the named exports.
+import { ABOVE, BELOW, MERGE_PX, layoutLabels, toPx } from "../../render/js/labels.mjs";
 
 export const SIZE = 11; // px: chart text on a phone is never under 11 px (issue 14)
 const JOINED_MAX = 26; // characters: a longer joined name is written "n ops"
@@ -75,22 +74,4 @@ export function nameColumns(placed) {
 export function layoutPoints(points, xr, yr, w, h, lines = []) {
   return layoutLabels(pointLabels(points, xr, yr, w, h), xr, yr, w, h,
                       { x: points.x, y: points.y, lines });
-}
-
-export default function (args) {
-  const fig = args.fig;
-  const d = args.points.data;
-  if (!d.x || !d.x.length) {
-    args.labels.data = nameColumns([]);
-    if (args.leaders) args.leaders.data = { x0: [], y0: [], x1: [], y1: [] };
-    return;
-  }
-  const xr = [fig.x_range.start, fig.x_range.end];
-  const yr = [fig.y_range.start, fig.y_range.end];
-  const [w, h] = frameSize(fig);
-  const points = { x: Array.from(d.x), y: Array.from(d.y), text: Array.from(d.text) };
-  const placed = layoutPoints(points, xr, yr, w, h, args.roof ? [[args.roof.x, args.roof.y]] : []);
-  args.labels.data = nameColumns(placed);
-  // a name moved away from its point is tied to it
-  if (args.leaders) args.leaders.data = leaderLines(placed, xr, yr, w, h);
 }

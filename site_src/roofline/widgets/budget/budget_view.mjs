@@ -200,3 +200,38 @@ export function classMs(P, e, parts, fits) {
     return fits ? (e.classes[i] + part) * 1e3 : 0;
   });
 }
+
+// Everything the widget shows for one setting (values: model, phase, batch, active fusion
+// indices, efficiency, launch_us, dp, overlap, zero, recompute): the live callback sets it on
+// its sources, and the build draws the static first frame from it (static.mjs). null for a
+// setting the payload does not hold.
+export function frameAt(P, values) {
+  const mask = comboIndex(values.active);
+  const st = {
+    model: values.model, phase: values.phase, batch: values.batch,
+    flash: ((mask >> P.fusions.indexOf("flash")) & 1) === 1,
+    efficiency: values.efficiency, launch_us: values.launch_us,
+    dp: P.dp_options.includes(values.dp) ? values.dp : P.dp_options[0],
+    overlap: values.overlap,
+    zero: P.zero.includes(values.zero) ? values.zero : 0,
+    recompute: P.recompute.includes(values.recompute) ? values.recompute : "none",
+  };
+  const row = P.combos[`${st.model}|${st.phase}|${st.batch}`];
+  if (!row || !P.models[st.model]) return null;
+  const e = row[mask];
+  const v = viewAt(P, e, st);
+  // A step that does not fit in memory shows no time; the pale bar is the unfused time.
+  const ms = classMs(P, e, v.parts, v.fits);
+  const ghost = classMs(P, row[0], v.parts, v.fits);
+  return {
+    st, fits: v.fits, bars: barsAt(v, P),
+    classes: { cls: P.classes, ms, ghost, color: P.classes.map((c) => P.colors[c]),
+               tx: ms.map((x, i) => Math.max(x, ghost[i])),
+               text: ms.map((t, i) => (!v.fits ? (i === Math.floor(ms.length / 2)
+                 ? P.texts.class_misfit : "") : t ? seconds(t / 1e3) : P.texts.class_none)) },
+    points: { x: e.x, y: e.y, text: P.ops, color: P.op_classes.map((c) => P.colors[c]) },
+    readout: v.fits ? `${readoutAt(P, e, v, st)}\n${CLASS_KEY}` : readoutAt(P, e, v, st),
+    lines: waterfallLines(v, P),
+    summary: waterfallHtml(v, P),
+  };
+}

@@ -35,7 +35,7 @@ from roofline.render.blockstyle import CONTROL_CSS
 from roofline.render.embed import as_json_text
 
 JS = Path(__file__).parent / "budget.mjs"
-LABELS_JS = JS.with_name("budget_labels.mjs")
+LABELS_JS = JS.with_name("budget_names.mjs")
 BOUND_COLOR = "#2f7fd8"
 _WIDGET_CSS_TEXT = CONTROL_CSS + """
 /* Touch targets of at least 24 x 24 px (WCAG 2.5.8): each fusion's whole row is its label. */
@@ -184,7 +184,7 @@ def _build(opts: BudgetSettings, data: dict):
                  Line(x="x", y="y", line_color=BOUND_COLOR, line_width=3))
     rf.add_glyph(pts_src, Scatter(x="x", y="y", size=9, fill_color="color",
                                   line_color="#ffffff", line_width=1))
-    # The names are laid out by budget_labels.mjs (labels.mjs, from measured text widths)
+    # The names are laid out by budget_names.mjs (labels.mjs, from measured text widths)
     # whenever the points change or the frame is laid out: none overlaps or leaves the frame.
     name_src = ColumnDataSource(name="budget-point-labels", data={
         k: [] for k in ("x", "y", "text", "dx", "dy", "align", "baseline")})
@@ -213,7 +213,10 @@ def _build(opts: BudgetSettings, data: dict):
         recompute=recompute, readout=readout,
         wf_text=wf_text, classes=class_src, waterfall=wf_src, points=pts_src,
         titles=[wf.title, classes.title],
-        title_text=[TITLES["waterfall"], TITLES["classes"]]))
+        title_text=[TITLES["waterfall"], TITLES["classes"]],
+        # what static.mjs redraws the block's static drawing (paper's) from as controls move
+        drawing=dict(heights={"waterfall": wf.height, "classes": classes.height,
+                              "roofline": rf.height}, titles=TITLES, x_range=list(X_RANGE))))
     for w in (model, phase, batch, efficiency, launch, dp, overlap, zero, recompute):
         w.js_on_change("value", callback)
     fusion_box.js_on_change("active", callback)

@@ -1,11 +1,14 @@
 // The budget widget's first frame as static SVG: the three figures the live layout draws (the
 // waterfall, the time by op class, one layer's ops on the roofline) for the setting the page
 // opens on, from the live callback's own frameAt() (budget.mjs), drawn by the static-chart
-// engine (chart.mjs). Run at build time (widgets/budget/layout.py): a reader sees it before
-// BokehJS arrives, without JavaScript, and on paper.
+// engine (chart.mjs). Run at build time (widgets/budget/block.py): a reader sees it before
+// BokehJS arrives, without JavaScript, and on paper. The block's caption and its printed record
+// of the settings are written here too, once: the build runs them for the first frame, the live
+// callback (budget.mjs) again, with the drawing, as the reader moves a control (#49).
 import { barChart, svgChart } from "../../render/js/chart.mjs";
 import { leaderLines } from "../../render/js/labels.mjs";
-import { frameAt } from "./budget.mjs";
+import { num, percent, sig } from "../../render/js/format.mjs";
+import { frameAt } from "./budget_view.mjs";
 import { layoutPoints } from "./budget_labels.mjs";
 
 // (viewBox width, the class the page's CSS shows it by), as the roofline's drawings.
@@ -37,7 +40,8 @@ function waterfallSvg(P, f, width, height, cls, titles) {
 
 function classes(P, f, width, height, cls, titles) {
   const c = f.classes;
-  const hi = Math.max(1e-9, ...c.ms, ...c.ghost) * 1.8; // room for the longest bar's "656 ms"
+  // room for the longest bar's "656 ms"; a step that does not fit has no time: an axis to 1 ms
+  const hi = (Math.max(0, ...c.ms, ...c.ghost) || 1) * 1.8;
   return barChart({
     width, height, margin: width < 400 ? NARROW_MARGIN : MARGIN, cls: `roofline-svg ${cls}`,
     title: titles[f.fits ? 1 : 0], rows: c.cls,
@@ -85,4 +89,37 @@ export function staticBudget(P, values, heights, titles, xRange) {
   for (const [w, cls] of VARIANTS) svg.push(classes(P, f, w, heights.classes, cls, titles.classes));
   for (const [w, cls] of VARIANTS) svg.push(layerRoofline(P, f, w, heights.roofline, cls, xRange));
   return { svg: svg.join(""), readout: f.readout };
+}
+
+const PHASE_WORDS = { train: "training", prefill: "prefill", decode: "decode" };
+
+function stepWords(P, v) {
+  const model = (P.models[v.model] || { name: v.model }).name;
+  return `one ${PHASE_WORDS[v.phase] || v.phase} step of ${model} at batch ${v.batch} × ` +
+    `${num(P.seq[v.phase], 9)} tokens`;
+}
+
+// The figure's caption for the setting `values` (frameAt's): what to look at, for the model,
+// phase, batch and chip on screen.
+export function budgetCaption(P, values) {
+  return `Where ${stepWords(P, values)} on the ${P.hardware} spends its time: the waterfall ` +
+    "charges each leak its share of step time, from 100 % of peak down to the MFU, the bars " +
+    "split the step by op class, and each fusion you tick shrinks the memory-bound bars.";
+}
+
+// Every control's value in one line: paper's record of the controls it does not print. The
+// data-parallel, overlap, ZeRO and recomputation knobs hold for a training step only.
+export function budgetRecord(P, values) {
+  const f = frameAt(P, values);
+  const st = f ? f.st : values;
+  const fused = values.active.slice().sort().map((i) => P.fusions[i]);
+  const out = [`Settings: ${stepWords(P, values).replace(/^one /, "")}`,
+    `fused: ${fused.length ? fused.join(", ") : "none"}`,
+    `GEMM efficiency ${percent(st.efficiency, 2)}`,
+    `launch overhead ${sig(st.launch_us, 3)} µs`];
+  if (values.phase === "train") {
+    out.push(`${st.dp} data-parallel GPUs`, `all-reduce overlap ${percent(st.overlap, 2)}`,
+             `ZeRO stage ${st.zero}`, `recomputation ${st.recompute}`);
+  }
+  return `${out.join(", ")}.`;
 }

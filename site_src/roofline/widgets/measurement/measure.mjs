@@ -245,6 +245,7 @@ function pick(args, obj) {
     args.status.text = `Rejected — ${result.text}`;
     return;
   }
+  args.roofs.tags = ["rl-picked"]; // not the build's file: paper drops its drawing (paper.mjs)
   draw(args, result.doc, `${summaryText(result.doc)} (from ${name}, read in this browser only)`);
 }
 

@@ -12,6 +12,7 @@ import { sameValue, setMarkup } from "../../render/js/markup.mjs";
 import { marker, readoutText, scene, vectorFor, verdictText } from "./scene.mjs";
 import { opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 import { rooflineCaption, rooflineRecord, staticDrawings } from "./static.mjs";
+import { measuredOnPaper } from "./paper.mjs";
 
 export const AI_MIN = 0.01;
 export const AI_MAX = 10000;
@@ -258,8 +259,7 @@ function blockOf(args) {
 // The block's caption, its record of the settings and its static drawing (what paper prints)
 // follow the view, from the code the build wrote them with (static.mjs). The drawing (some tens
 // of ms: three widths) is laid out again only when the view changed, after the texts (a
-// timer), or at once when the page is about to print; with a measurement overlay it stays the
-// build's (the overlay's document is not in the payload).
+// timer), or at once when the page is about to print; with a measurement overlay, paper.mjs.
 const blockViews = new WeakMap(); // fig -> the view the block's static drawing shows
 const pendingDrawings = new WeakMap(); // fig -> a function that draws it now
 const printHooked = new WeakSet(); // figs whose pending drawing a print draws first
@@ -277,7 +277,8 @@ function showInBlock(args, st) {
   if (record) record.textContent = rooflineRecord(P, st);
   const drawing = el.querySelector(":scope > .roofline-static");
   const key = JSON.stringify(st);
-  if (!drawing || args.measured_roofs || blockViews.get(args.fig) === key) return;
+  if (args.measured_roofs) return measuredOnPaper(el, args.fig, !sameView(P.state, st));
+  if (!drawing || blockViews.get(args.fig) === key) return;
   if (blockViews.get(args.fig) === undefined && sameView(P.state, st)) {
     blockViews.set(args.fig, key); // the build's drawing is this view's
     return;
@@ -382,6 +383,7 @@ export default function (args, obj, data, context) {
     .filter((m) => m).includes(obj);
   // New measured roofs (a picked file): lay the scene's labels out again around them.
   if (obj && obj === args.measured_roofs) {
+    if (obj.tags.includes("rl-picked")) measuredOnPaper(blockOf(args), args.fig, true, true);
     if (started.has(args.fig)) drawScene(args, lastState.get(args.fig));
     return;
   }
