@@ -205,7 +205,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
              only: tuple[str, str, int] | None = None) -> dict:
     catalog = default_catalog()
     hw = catalog[hardware]
-    b = catalog.precision(precision).bytes_per_element
+    bytes_per_element = catalog.precision(precision).bytes_per_element
     models = default_models()
     label = catalog.precision(precision).label
 
@@ -217,7 +217,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
     def run(cfg, phase, batch, mask=0, dp=EXAMPLE.dp_degree, zero=0, recompute="none"):
         key = (cfg.name, phase, batch, mask, dp, zero, recompute)
         if key not in made:
-            made[key] = budget(cfg, phase, batch, SEQ[phase], hw, precision, b,
+            made[key] = budget(cfg, phase, batch, SEQ[phase], hw, precision, bytes_per_element,
                                fusions_of(mask), Assumptions(dp_degree=dp),
                                Sharding(zero, recompute), kernels_of=kernels)
         return made[key]

@@ -100,8 +100,7 @@ def tokens_ops(model: str, catalog: Catalog) -> list[dict]:
     cfg = model_config(model)
     groups: dict[tuple, list[str]] = {}
     for pid, prec in catalog.precisions.items():
-        b = prec.bytes_per_element
-        one, two = (layer_ops(cfg, "decode", t, 1, b) for t in (1, 2))
+        one, two = (layer_ops(cfg, "decode", t, 1, prec.bytes_per_element) for t in (1, 2))
         for a, c in zip(one, two):
             if not (a.name.endswith("_proj") or a.name.endswith("layernorm")):
                 continue
