@@ -84,6 +84,22 @@ def payload(opts: RooflineSettings, catalog: Catalog, zoo: OpZoo) -> dict:
     }
 
 
+def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
+                    zoo: OpZoo | None = None, measurement: dict | str | None = None) -> dict:
+    """The payload the scene is drawn from (live and static): with a measurement, its y extent
+    joins the plot's range, so the first frame already has room for the overlay."""
+    data = settings.payload(catalog, zoo)
+    if measurement is None:
+        measurement = settings.measurement
+    if measurement is not None:
+        from roofline.render.jsengine import call
+        from roofline.widgets.measurement.settings import load_measurement
+        # the TFLOP/s range the overlay needs (static_measured.mjs overlayExtent)
+        data["y_extra"] = call(Path(__file__).with_name("static_measured.mjs"), "overlayExtent",
+                               data, load_measurement(measurement))
+    return data
+
+
 # ---------------------------------------------------------------- tokens per step, the launch
 
 def tokens_ops(model: str, catalog: Catalog) -> list[dict]:
