@@ -106,7 +106,7 @@ def test_every_reachable_memory_state_is_the_models(data):
         train = phase == "train"
         di = data["dp_options"].index(dp) if train else 0
         zi, ri = (data["zero"].index(zero), data["recompute"].index(rec)) if train else (0, 0)
-        total = (sum(data["state"][shard][di][zi]) + data["acts"][key][int(flash)][ri]
+        total = (sum(data["state"][shard][di][zi].values()) + data["acts"][key][int(flash)][ri]
                  + data["kv"][key])
         m = step_memory(get_model(model), phase, batch, bp.SEQ[phase], 2.0, cap, flash=flash,
                         dp_degree=dp, sharding=Sharding(zero, rec) if train else Sharding())

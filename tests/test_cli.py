@@ -20,7 +20,7 @@ from roofline.model import datafile as _toml
 from roofline.model.catalog import default_catalog
 from roofline.cli import build_parser, main, subparsers
 from roofline.cli._common import PIPED_WIDTH, terminal_columns
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 
 
 def fails(capsys, args: list[str]) -> str:

@@ -10,7 +10,7 @@ import pytest
 from roofline.cli import main
 from roofline.model.budget import budget
 from roofline.model.catalog import default_catalog
-from roofline.model.compare import compare, running_example
+from roofline.model.chip_ranking import compare, running_example
 from roofline.model.memory import sharding_text, what_fits
 from roofline.model.transformer import get_model
 
@@ -144,7 +144,7 @@ def test_a_launch_mode_adds_its_gap_per_kernel_and_the_figures_stop_being_bounds
 def test_a_batch_no_chip_can_hold_is_refused_naming_the_largest_that_fits_anywhere(capsys):
     # decode of the running example's model at 4,096 tokens: the largest batch that fits on some
     # chip of the catalog over 1,024 GPUs is found by bisection, and one more fits on none
-    from roofline.model.compare import MAX_GPUS, _fits_somewhere
+    from roofline.model.chip_ranking import MAX_GPUS, _fits_somewhere
     for cmd in (["compare"], ["budget"]):
         assert main([*cmd, "--phase", "decode", "--batch", "1000000000000"]) == 2
         err = capsys.readouterr().err.strip()

@@ -77,7 +77,7 @@ def test_decode_launch_share_moves_across_the_range():
 
 
 def test_the_widget_payload_carries_the_same_model():
-    from roofline.widgets.roofline.settings import launch_payload
+    from roofline.widgets.roofline.payload import launch_payload
     p, o = launch_payload(), launch.load_launch()
     assert (p["seconds"], p["model"]) == (o.seconds, "gap")
     assert (p["low"], p["high"]) == (o.overlapped_s, o.synchronised_s)

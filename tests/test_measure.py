@@ -22,7 +22,7 @@ from roofline.model import ops as costs
 from roofline.errors import RooflineError
 from roofline.measure import PLANS, load, validate
 from roofline.measure import cpu, gpu, machine
-from roofline.measure.compare import op_checks, verdict
+from roofline.measure.verdict import op_checks, verdict
 from roofline.measure.runner import ceilings
 from roofline.measure.schema import schema
 from roofline.measure.tables import ceilings_table, ops_check_table, stream_table, verdict_sentences

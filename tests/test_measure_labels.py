@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 from roofline.widgets.measurement.settings import load_measurement
 from roofline.widgets.roofline import static
-from roofline.widgets.roofline.static import drawing_payload
+from roofline.widgets.roofline.payload import drawing_payload
 from roofline.widgets.roofline.settings import RooflineSettings
 from svgcheck import drawings, labels, svg_problems
 

@@ -1,5 +1,5 @@
 """The hardware page's "which chip?" tables and the op-zoo page's MoE passage: each figure is
-roofline.model.compare's or roofline.model.moe's, and a bad marker argument names its field."""
+roofline.model.chip_ranking's or roofline.model.moe's, and a bad marker argument names its field."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from roofline import fmt
 from roofline.errors import RooflineError
-from roofline.model.compare import compare, running_example
+from roofline.model.chip_ranking import compare, running_example
 from roofline.model.memory import sharding_text, what_fits
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model

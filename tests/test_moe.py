@@ -13,7 +13,7 @@ from roofline.model.memory import kv_cache_bytes
 from roofline.model.moe import MoE, expert_cost_coefficients
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model, layer_ops, model_ops
-from roofline.widgets.roofline.settings import tokens_cost  # scene_tokens.mjs, run by the engine
+from roofline.widgets.roofline.payload import tokens_cost  # scene_tokens.mjs, run by the engine
 
 H100 = default_catalog()["h100-sxm"]
 

@@ -14,7 +14,7 @@ from roofline import fmt
 from roofline.model.catalog import default_catalog
 from roofline.model.maths import place
 from roofline.model.ops import default_zoo
-from roofline.widgets.roofline.settings import _point_label
+from roofline.widgets.roofline.payload import _point_label
 
 pytestmark = pytest.mark.browser
 LESSON = "lessons/06-gpus-the-hardware-youre-renting.html"

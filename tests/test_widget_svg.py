@@ -13,7 +13,8 @@ import pytest
 
 from roofline import fmt
 from roofline.widgets.roofline import static
-from roofline.widgets.roofline.settings import FRAME_MARGIN_PX, RooflineSettings
+from roofline.widgets.roofline.payload import FRAME_MARGIN_PX
+from roofline.widgets.roofline.settings import RooflineSettings
 from svgcheck import count_problems_by_kind, drawings, labels, svg_problems
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -52,7 +53,7 @@ def test_every_drawing_passes_the_label_gate(state, height):
 
 
 def test_the_static_frame_is_the_live_figures():
-    """The frame sits where the live figure's borders put it (settings.FRAME_MARGIN_PX, which
+    """The frame sits where the live figure's borders put it (payload.FRAME_MARGIN_PX, which
     layout.py gives Bokeh as min_border_*); the browser test compares the live frame."""
     top, right, bottom, left = FRAME_MARGIN_PX
     wide = ET.fromstring(figure()[0])

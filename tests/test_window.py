@@ -301,14 +301,29 @@ def test_fp8_weights_keep_a_bf16_kv_cache_unless_told():
                                                            rel=1e-9)
 
 
+def test_each_kernel_is_sent_as_a_named_object():
+    """window.mjs reads a kernel's terms by name, not by slot (roofline.model.serving's
+    KernelTerms: three FLOP terms, three useful ones, four byte terms)."""
+    from roofline.model.transformer import get_model
+    from roofline.widgets.window.payload import kernel_rows
+    rows = kernel_rows(get_model("qwen3-30b-a3b"), 2.0)
+    assert rows and all(set(k) == {"count", "launches", "flops", "useful_flops", "bytes"}
+                        and (len(k["flops"]), len(k["useful_flops"]), len(k["bytes"])) == (3, 3, 4)
+                        for k in rows)
+    assert any(k["bytes"][3] > 0 for k in rows)  # the MoE's experts: w, the fourth byte term
+
+
 def test_seeded_bytes_growing_with_the_context_that_are_not_the_cache_are_refused():
     from roofline.widgets.window import payload as pl
-    good = {"bf16": {"bytes_per_element": 2.0, "kernels": [[1, 1] + [0.0] * 8 + [4.0, 0.0]],
+    def kernel(b2):
+        return {"count": 1, "launches": 1, "flops": [0.0] * 3, "useful_flops": [0.0] * 3,
+                "bytes": [0.0, 0.0, b2, 0.0]}
+    good = {"bf16": {"bytes_per_element": 2.0, "kernels": [kernel(4.0)],
                      "memory": {"per_sequence_per_token": 8.0}},
-            "fp8": {"bytes_per_element": 1.0, "kernels": [[1, 1] + [0.0] * 8 + [2.0, 0.0]],
+            "fp8": {"bytes_per_element": 1.0, "kernels": [kernel(2.0)],
                     "memory": {"per_sequence_per_token": 4.0}}}
     pl._check_kv_scales("toy", good)
-    good["fp8"]["kernels"][0][10] = 3.0   # a B·C term that does not halve with the bytes
+    good["fp8"]["kernels"][0]["bytes"][2] = 3.0   # a B·C term that does not halve with the bytes
     with pytest.raises(AssertionError, match="not the KV cache alone"):
         pl._check_kv_scales("toy", good)
     with pytest.raises(WidgetOptionError, match="option 'kv_precision'"):

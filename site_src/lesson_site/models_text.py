@@ -1,5 +1,5 @@
 """Markers for choosing a chip and for mixture-of-experts models: the hardware page's "which
-chip?" tables (roofline.model.compare, the running example in decode and in training) and the
+chip?" tables (roofline.model.chip_ranking, the running example in decode and in training) and the
 op-zoo page's MoE passage (roofline.model.moe's rules on the bundled MoE models)."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import html
 
 from roofline import fmt
 from roofline.errors import RooflineError
-from roofline.model.compare import compare, running_example
+from roofline.model.chip_ranking import compare, running_example
 from roofline.model.hfconfig import bundled_models
 from roofline.model.tokens import critical_tokens
 from roofline.model.transformer import get_model
-from roofline.render.compare import compare_table
+from roofline.render.ranking_table import compare_table
 from roofline.render.tables import HtmlColumn, html_table, table_html
 from lesson_site.context import LESSON_HW, LESSON_PRECISION, Context
 from lesson_site.markers import marker

@@ -14,7 +14,7 @@ from roofline import fmt
 from roofline.errors import RooflineError
 from roofline.model.maths import place
 from roofline.render import svgchart
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 from roofline.render.tables import (PRECISION_ORDER, HtmlColumn, hardware_records, hardware_table,
     html_table, ops_table, rest_details, table_html)
 from roofline.model.example import EXAMPLE

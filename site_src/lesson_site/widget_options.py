@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from roofline.hosts import door
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 from roofline.widgets.base import Option, WidgetSettings
 from lesson_site.context import Context
 from lesson_site.markers import marker

@@ -8,10 +8,10 @@ import * as w from "../../site_src/roofline/widgets/window/window.mjs";
 import * as v from "../../site_src/roofline/widgets/window/view.mjs";
 import { ticks125, windowKey, windowSource } from "../../site_src/roofline/widgets/window/static.mjs";
 
-// [count, launches, f0, f1, f2, u0, u1, u2, b0, b1, b2, w]
+const kernel = (flops, useful_flops, bytes) => ({ count: 1, launches: 1, flops, useful_flops, bytes });
 const M = { label: "toy", moe: null, precisions: { bf16: { bytes_per_element: 2,
-  kernels: [[1, 1, 0, 2e9, 0, 0, 2e9, 0, 1e9, 0, 0, 0],        // weights GEMM
-            [1, 1, 0, 0, 4e3, 0, 0, 4e3, 0, 0, 1e3, 0]],       // attention: 1 kB / token
+  kernels: [kernel([0, 2e9, 0], [0, 2e9, 0], [1e9, 0, 0, 0]),        // weights GEMM
+            kernel([0, 0, 4e3], [0, 0, 4e3], [0, 0, 1e3, 0])],       // attention: 1 kB / token
   memory: { weights: 1e9, per_sequence_per_token: 1e3, working_per_sequence: 0 } } } };
 const CHIP = { label: "chip", peaks: { bf16: 1e15 }, bandwidth: 1e12, capacity: 2e9 };
 const P = { models: { toy: M }, chips: { c: CHIP }, precisions: ["bf16"], tps: [1, 2, 4, 8],
@@ -208,9 +208,10 @@ test("tensor parallelism: a chip's share, the all-reduces, per chip and per repl
   // weights ÷ 4; the cache ÷ min(4, 2 KV heads) = 2: each head kept on 2 chips
   assert.equal(M4.precisions.bf16.memory.weights, 0.25e9);
   assert.equal(M4.precisions.bf16.memory.per_sequence_per_token, 500);
-  assert.equal(M4.precisions.bf16.kernels[0][8], 0.25e9);     // b0 ÷ 4
-  assert.equal(M4.precisions.bf16.kernels[1][10], 500);       // b2 ÷ 2
-  assert.equal(M4.precisions.bf16.kernels[0][1], 1);          // launches stay
+  assert.equal(M4.precisions.bf16.kernels[0].bytes[0], 0.25e9);  // b0 ÷ 4
+  assert.equal(M4.precisions.bf16.kernels[1].bytes[2], 500);     // b2 ÷ 2
+  assert.equal(M4.precisions.bf16.kernels[0].flops[1], 0.5e9);   // f1 ÷ 4
+  assert.equal(M4.precisions.bf16.kernels[0].launches, 1);       // launches stay
   assert.equal(w.kvShare({ ...Mt, mla: true }, 8), 1);
   // all-reduces: 2 per layer = 4, each 2 (4 − 1) / 4 × B × 1,000 × 2 B over 1e11 B/s:
   // at B = 10, 4 × 1.5 × 20,000 / 1e11 = 1.2 µs, and 4 more launches

@@ -13,8 +13,8 @@ from roofline.model.catalog import default_catalog
 from roofline.errors import RooflineError
 from roofline.model.launch import LAUNCH_MODES, MODE_LABELS, load_launch
 from roofline.model.memory import RECOMPUTE, ZERO_STAGES, Sharding, sharding_text
-from roofline.render.table import Column, Table
-from roofline.model.compare import check_batch_fits_somewhere
+from roofline.render.table_value import Column, Table
+from roofline.model.chip_ranking import check_batch_fits_somewhere
 from roofline.model.transformer import check_run, get_model
 from roofline.widgets.budget.tables import efficiency_words, leak_table
 from roofline.cli._common import add_catalog, only_with, terminal_columns, wrap, write

@@ -1,5 +1,5 @@
 """`roofline compare`: every chip of the catalog for one workload, ranked by what a token costs
-(roofline.model.compare states the conventions). Prices come only from the reader."""
+(roofline.model.chip_ranking states the conventions). Prices come only from the reader."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from roofline.cli._common import add_catalog, add_format, positive_int, terminal
 from roofline.errors import RooflineError
 from roofline.model.budget import FUSIONS
 from roofline.model.catalog import default_catalog
-from roofline.model.compare import running_example
+from roofline.model.chip_ranking import running_example
 from roofline.model.launch import LAUNCH_MODES
 from roofline.model.transformer import PHASES, get_model
-from roofline.render.compare import compare_table
+from roofline.render.ranking_table import compare_table
 
 DEFAULT_FUSE = "flash"
 
@@ -86,7 +86,7 @@ def _fusions(text: str) -> frozenset[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from roofline.model.compare import compare
+    from roofline.model.chip_ranking import compare
     prices: dict[str, float] = {}
     for hw_id, usd in args.price:
         if hw_id in prices:

@@ -11,7 +11,7 @@ from roofline import fmt
 from roofline.cli._common import add_catalog, add_format, terminal_columns, write
 from roofline.model.catalog import default_catalog
 from roofline.model.transformer import get_model, known_models
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 
 
 def add_parser(sub) -> None:

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from roofline.cli._common import add_format, positive_int, terminal_columns, wrap, write
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 
 
 def step_arg(text: str) -> int | str:

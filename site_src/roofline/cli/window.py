@@ -11,7 +11,7 @@ import json
 
 from roofline.cli._common import (add_format, add_settings_options, settings_options, warn_line,
                                   wrap, terminal_columns, write)
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 from roofline.widgets.window.settings import WindowSettings
 
 

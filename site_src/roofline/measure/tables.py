@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 
 from roofline import fmt
-from roofline.render.table import Column, Table
-from roofline.measure.compare import op_checks, verdict
+from roofline.render.table_value import Column, Table
+from roofline.measure.verdict import op_checks, verdict
 
 LEVEL_ORDER = {"L1": 0, "L2": 1, "L2-GPU": 1, "L3": 2, "between": 3, "DRAM": 4, "HBM": 4}
 

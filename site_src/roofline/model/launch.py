@@ -7,7 +7,7 @@ Every launched kernel adds a gap t_launch to its roofline time:
 The tokens rule's overhead regime (a kernel is overhead-bound when t_launch outlasts its
 roofline time), the time budget's launch term (launches × t_launch, roofline.model.budget), the
 lesson's launch figures and formula (lesson_site.steptime) and the roofline widget's launch
-ceiling (widgets/roofline/settings.launch_payload) all use the functions below.
+ceiling (widgets/roofline/payload.launch_payload) all use the functions below.
 
 Why a gap added to every kernel, not a floor (t ≥ max(FLOPs / peak, bytes / BW, t_launch)):
 the basis (data/overhead.toml, NVIDIA's CUDA Graphs walkthrough) times one 2.9 µs kernel back

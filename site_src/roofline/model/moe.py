@@ -107,7 +107,7 @@ def combine(moe: MoE, tokens: float, d: float, b: float, name: str = "experts_co
 def expert_cost_coefficients(op: Op) -> list[float]:
     """An expert GEMM's cost as the roofline widget's tokens slider reads it:
     [f0, f1, b0, b1, w, E, k] with FLOPs = f0 + f1·T and bytes = b0 + b1·T + w·(1 − (1 − k/E)^T),
-    w being every expert's weight bytes (widgets/roofline/scene.tokens_cost)."""
+    w being every expert's weight bytes (widgets/roofline/payload.tokens_cost)."""
     s, b = op.shape, op.bytes_per_element
     return [0.0, 2 * s["top_k"] * s["n"] * s["k"], 0.0, s["top_k"] * (s["n"] + s["k"]) * b,
             s["experts"] * s["n"] * s["k"] * b, float(s["experts"]), float(s["top_k"])]

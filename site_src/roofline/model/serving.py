@@ -64,7 +64,7 @@ def _solve(cfg, values: list[float], touched: bool) -> list[float]:
     """The terms at FIT_AT that give `values`; fit points that do not determine them are a
     bug here, raised by name."""
     points = FIT_AT if touched else (FIT_AT[0], FIT_AT[1], FIT_AT[3])
-    a = np.array([_basis(cfg, b, c, touched) for b, c in points])
+    a = np.array([_basis(cfg, batch, ctx, touched) for batch, ctx in points])
     try:
         return [float(v) for v in np.linalg.solve(a, np.array(values, float))]
     except np.linalg.LinAlgError:
@@ -72,12 +72,13 @@ def _solve(cfg, values: list[float], touched: bool) -> list[float]:
                              ) from None
 
 
-def coefficients(cfg: TransformerConfig, b: float, fusions=frozenset({"flash"})
-                 ) -> list[KernelTerms]:
-    """Each decode kernel's cost terms at `b` bytes per element (see the module docstring)."""
+def coefficients(cfg: TransformerConfig, bytes_per_element: float,
+                 fusions=frozenset({"flash"})) -> list[KernelTerms]:
+    """Each decode kernel's cost terms at `bytes_per_element` (see the module docstring)."""
     moe = cfg.moe is not None
     pts = FIT_AT if moe else (FIT_AT[0], FIT_AT[1], FIT_AT[3])
-    lists = [step_kernels(cfg, "decode", bb, c, b, fusions)[0] for bb, c in pts]
+    lists = [step_kernels(cfg, "decode", batch, ctx, bytes_per_element, fusions)[0]
+             for batch, ctx in pts]
     names = [[(k.name, k.count, k.launches) for k in ks] for ks in lists]
     if any(n != names[0] for n in names):
         raise AssertionError(f"{cfg.name}: the decode kernel list changes with the batch or the "
@@ -95,7 +96,7 @@ def coefficients(cfg: TransformerConfig, b: float, fusions=frozenset({"flash"})
                                tuple(float(v) for v in useful[:3]),
                                tuple(float(v) for v in bytes_[:3]) + (
                                    float(bytes_[3]) if moe else 0.0,)))
-    _check(cfg, b, fusions, out)
+    _check(cfg, bytes_per_element, fusions, out)
     return out
 
 
@@ -109,9 +110,9 @@ def cost_at(cfg: TransformerConfig, t: KernelTerms, batch: float, ctx: float
             b0 + b1 * batch + b2 * batch * ctx + w * _touched(cfg, batch))
 
 
-def _check(cfg, b, fusions, terms: list[KernelTerms]) -> None:
+def _check(cfg, bytes_per_element, fusions, terms: list[KernelTerms]) -> None:
     for batch, ctx in CHECK_AT:
-        kernels = step_kernels(cfg, "decode", batch, ctx, b, fusions)[0]
+        kernels = step_kernels(cfg, "decode", batch, ctx, bytes_per_element, fusions)[0]
         for k, t in zip(kernels, terms):
             got = cost_at(cfg, t, batch, ctx)
             for want, have, what in ((k.flops, got[0], "FLOPs"), (k.useful_flops, got[1],
@@ -121,16 +122,16 @@ def _check(cfg, b, fusions, terms: list[KernelTerms]) -> None:
                                          f"C={ctx} are {want!r}, the terms give {have!r}")
 
 
-def memory_terms(cfg: TransformerConfig, b: float) -> dict[str, float]:
+def memory_terms(cfg: TransformerConfig, bytes_per_element: float) -> dict[str, float]:
     """Bytes per chip of a decode step: `weights` + B × (`per_sequence_per_token` × C +
     `working_per_sequence`) (roofline.model.memory: weights, KV cache, FlashAttention's
     working set), checked against the memory model at a few (B, C)."""
-    weights = cfg.params * b
-    per_token = kv_cache_bytes(cfg, 1, 1, b)
-    working = inference_working_bytes(cfg, 1, 1, 1024, b, flash=True)
+    weights = cfg.params * bytes_per_element
+    per_token = kv_cache_bytes(cfg, 1, 1, bytes_per_element)
+    working = inference_working_bytes(cfg, 1, 1, 1024, bytes_per_element, flash=True)
     for batch, ctx in CHECK_AT:
-        want = (kv_cache_bytes(cfg, batch, ctx, b)
-                + inference_working_bytes(cfg, batch, 1, ctx, b, flash=True))
+        want = (kv_cache_bytes(cfg, batch, ctx, bytes_per_element)
+                + inference_working_bytes(cfg, batch, 1, ctx, bytes_per_element, flash=True))
         have = batch * (per_token * ctx + working)
         if abs(want - have) > RTOL * want:
             raise AssertionError(f"{cfg.name}: decode memory is not weights + B·(KV·C + "

@@ -9,7 +9,7 @@ from pathlib import Path
 from roofline import fmt
 from roofline.model.catalog import Accelerator, Catalog
 from roofline.model.maths import OpPoint
-from roofline.render.table import Column, Table
+from roofline.render.table_value import Column, Table
 
 PRECISION_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
 

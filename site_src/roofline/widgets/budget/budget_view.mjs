@@ -75,7 +75,7 @@ export function lossLevels(ideal, times) {
 export function memoryAt(P, st) {
   const [dpi, zi, ri] = shardAt(P, st);
   const key = `${st.model}|${st.phase}|${st.batch}`;
-  const [weights, gradients, optimizer] = P.state[`${st.model}|${st.phase}`][dpi][zi];
+  const { weights, gradients, optimizer } = P.state[`${st.model}|${st.phase}`][dpi][zi];
   const activations = P.acts[key][st.flash ? 1 : 0][ri];
   const kv = P.kv[key];
   const total = weights + gradients + optimizer + activations + kv;

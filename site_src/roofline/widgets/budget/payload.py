@@ -7,7 +7,7 @@ here by the model and carried precomputed. Python is the only copy of every form
   recomputation choice), the per-class times, the bytes fusion saves and the layer's points.
 - Per model|phase × data-parallel degree × ZeRO stage (`shard`): the components sharding
   changes (the optimizer's time, the communication) and the memory that sharding changes
-  (`state`: weights, gradients, optimizer state).
+  (`state`: {weights, gradients, optimizer}, bytes per GPU).
 - Per model|phase|batch × FlashAttention × recomputation (`acts`): the activations; per
   model|phase|batch (`kv`): the KV cache; per model|phase|batch × FlashAttention × degree
   (`fix`): what would make a step that does not fit fit, in words.
@@ -205,7 +205,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
              only: tuple[str, str, int] | None = None) -> dict:
     catalog = default_catalog()
     hw = catalog[hardware]
-    b = catalog.precision(precision).bytes_per_element
+    bytes_per_element = catalog.precision(precision).bytes_per_element
     models = default_models()
     label = catalog.precision(precision).label
 
@@ -217,7 +217,7 @@ def _payload(hardware: str, precision: str, url_state: bool,
     def run(cfg, phase, batch, mask=0, dp=EXAMPLE.dp_degree, zero=0, recompute="none"):
         key = (cfg.name, phase, batch, mask, dp, zero, recompute)
         if key not in made:
-            made[key] = budget(cfg, phase, batch, SEQ[phase], hw, precision, b,
+            made[key] = budget(cfg, phase, batch, SEQ[phase], hw, precision, bytes_per_element,
                                fusions_of(mask), Assumptions(dp_degree=dp),
                                Sharding(zero, recompute), kernels_of=kernels)
         return made[key]
@@ -240,8 +240,10 @@ def _payload(hardware: str, precision: str, url_state: bool,
             sharded = [[run(cfg, phase, 1, dp=dp, zero=z) for z in zeros] for dp in dps]
             shard[f"{mid}|{phase}"] = [[[fmt.sig(r.components()[k], 12) for k in SHARD_KEYS]
                                         for r in row] for row in sharded]
-            state[f"{mid}|{phase}"] = [[[r.memory.weights, r.memory.gradients,
-                                         r.memory.optimizer] for r in row] for row in sharded]
+            state[f"{mid}|{phase}"] = [[{"weights": r.memory.weights,
+                                         "gradients": r.memory.gradients,
+                                         "optimizer": r.memory.optimizer} for r in row]
+                                       for row in sharded]
             for batch in BATCHES[phase]:
                 if only is not None and batch != only[2]:
                     continue

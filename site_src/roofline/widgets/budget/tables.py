@@ -16,7 +16,7 @@ from roofline.model.transformer import PHASES
 def summary_table(kind: str, *, model: str = EXAMPLE.model, batch: int = EXAMPLE.batch,
                   hardware: str = EXAMPLE.hardware, precision: str = EXAMPLE.precision):
     """The budget's headline figures as a Table value (Markdown/CSV/JSON alike)."""
-    from roofline.render.table import Column, Table
+    from roofline.render.table_value import Column, Table
     from roofline.model.transformer import get_model
 
     catalog = default_catalog()
@@ -105,7 +105,7 @@ def memory_table(hw, precision: str, b: float):
     """What one step holds per GPU (roofline.model.memory) against the chip's HBM, for the
     configurations the page discusses: the plain ones that do not fit and the sharding that
     makes training fit."""
-    from roofline.render.table import Column, Table
+    from roofline.render.table_value import Column, Table
     from roofline.model.transformer import get_model
 
     rows = []
@@ -139,7 +139,7 @@ def memory_table(hw, precision: str, b: float):
 
 def ceilings_table(hw, catalog: Catalog):
     """Every roof and diagonal of one chip with its figure's source (for the hierarchy plot)."""
-    from roofline.render.table import Column, Table
+    from roofline.render.table_value import Column, Table
 
     rows = []
     for p, peak in hw.peaks.items():
@@ -198,7 +198,7 @@ def leak_table(bg):
     the useful work left, whose share is the MFU. The one account the lesson, the budget page,
     the interview answer and `roofline budget` print."""
     from roofline.model.leaks import leak_account
-    from roofline.render.table import Column, Table
+    from roofline.render.table_value import Column, Table
     acc = leak_account(bg)
     rows = [{"rank": i, "leak": leak.label, "time_s": leak.time_s, "share": leak.share,
              "recovered": leak.recovered} for i, leak in enumerate(acc.leaks, 1)]
@@ -219,7 +219,7 @@ def recompute_table(bg):
     the same batch without recomputation and the largest batch that fits without it, each with
     its memory per GPU against the HBM and its MFU; a step that does not fit shows no MFU."""
     from roofline.model.leaks import recompute_choice
-    from roofline.render.table import Column, Table
+    from roofline.render.table_value import Column, Table
     words = {"none": "no recomputation", "selective": "selective recomputation",
              "full": "full recomputation"}
     rows = []

@@ -65,7 +65,8 @@ class OverlaySettings(WidgetSettings):
         return PICKER_HEIGHT_PX if self.picker else 0
 
     def payload(self) -> dict:
-        return self.document()
+        from roofline.widgets.measurement.payload import payload
+        return payload(self)
 
 
 @dataclass(frozen=True)
@@ -106,4 +107,5 @@ class MeasurementTableSettings(WidgetSettings):
         return f"Measurement: {self.show}"
 
     def payload(self) -> dict:
-        return self.document()
+        from roofline.widgets.measurement.payload import payload
+        return payload(self)

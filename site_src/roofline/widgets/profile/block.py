@@ -61,19 +61,19 @@ def drop_zone() -> str:
 
 
 def render(settings) -> str:
-    P = settings.payload()
-    R = P["report"] if settings.drop else P
+    payload = settings.payload()
+    report = payload["report"] if settings.drop else payload
     parts = [f'<div class="rl-profile{" rl-drop" if settings.drop else ""}" role="figure" '
              f'aria-label="{html.escape(settings.label)}">', CSS]
     if settings.drop:
         from roofline.render.embed import as_json_text, script_safe_json
-        data = script_safe_json(as_json_text({k: P[k] for k in ("roof", "terms", "devices",
+        data = script_safe_json(as_json_text({k: payload[k] for k in ("roof", "terms", "devices",
                                                                 "chips", "kinds")}))
         from roofline.render.blockstyle import NATIVE_CONTROL_STYLE
         parts += [DROP_CSS, NATIVE_CONTROL_STYLE, drop_zone(),
                   f'<script type="application/json" class="rl-drop-data">{data}</script>']
     parts += ['<div class="rl-profile-report">',
-              call(JS, "reportHtml", R) if R is not None else "", "</div>"]
+              call(JS, "reportHtml", report) if report is not None else "", "</div>"]
     if settings.drop:
         from roofline.render.jsmodule import mount_module
         parts.append(mount_module(DROP, ".rl-drop:not([data-rl-drop-state])"))

@@ -120,17 +120,10 @@ class ProfileSettings(WidgetSettings):
             return "Profile on the roofline: your own trace"
         return f"Profile on the roofline: {Path(self.trace).name}"
 
-    def payload(self) -> dict:
-        """The report; with `drop`, what the page's script needs beside it: the CPU roof, the
-        model's cost terms (roofline.profile.terms), and for a GPU trace the device rules, the
-        chips they name and the kernel families (roofline.profile.kinds)."""
-        report = self.report() if self.trace else None
-        if not self.drop:
-            return report
-        from roofline.profile.kinds import chip_roofs, device_rules, kernel_kinds
-        from roofline.profile.terms import terms
-        return {"report": report, "roof": self.roof(), "terms": terms(),
-                "devices": device_rules(), "chips": chip_roofs(), "kinds": kernel_kinds()}
+    def payload(self) -> dict | None:
+        """What profile.mjs (and, with `drop`, drop.mjs) reads: widgets/profile/payload.py."""
+        from roofline.widgets.profile.payload import payload
+        return payload(self)
 
 
 @functools.lru_cache(maxsize=16)

@@ -36,8 +36,8 @@ def render(settings: RooflineSettings, *, label: str = "", catalog: Catalog | No
     frame. `catalog`, `zoo` and a `measurement` document given as a dict are what
     roofline.figure() may be handed instead of names (the fence only has names)."""
     from roofline.render.embed import block
-    from roofline.widgets.roofline.static import (drawing_payload, key_html, record_html,
-                                                  render as static)
+    from roofline.widgets.roofline.payload import drawing_payload
+    from roofline.widgets.roofline.static import key_html, record_html, render as static
     drawn = measurement if measurement is not None else settings.measurement
     height = settings.height_px
     # the drawing's payload, made once if the block draws it

@@ -28,9 +28,9 @@ from roofline.model.ops import OpZoo
 from roofline.render import jsmodule
 from roofline.render.jsengine import constant
 from roofline.render.blockstyle import CONTROL_CSS, select_width
-from roofline.widgets.roofline.static import drawing_payload
-from roofline.widgets.roofline.settings import (CEILING_COLORS, MEMORY_COLOR, ROOF_COLOR,
-                                                RooflineSettings)
+from roofline.widgets.roofline.payload import (CEILING_COLORS, MEMORY_COLOR, ROOF_COLOR,
+                                               drawing_payload)
+from roofline.widgets.roofline.settings import RooflineSettings
 
 JS = Path(__file__).parent / "roofline.mjs"
 RENDER_JS = Path(__file__).resolve().parents[2] / "render" / "js"

@@ -1,6 +1,6 @@
 // The tokens-per-step slider and the launch in the roofline widget's scene: the model's
 // projection GEMMs and RMSNorm at T tokens per step (costs affine in T, computed in Python by
-// widgets/roofline/settings.tokens_ops: the browser only evaluates f0 + f1·T), and the
+// widgets/roofline/payload.tokens_ops: the browser only evaluates f0 + f1·T), and the
 // selected op with its launch (the payload's launch model). Pure data: scene.mjs, which
 // imports it, lays out the labels.
 import { seconds, tflops } from "../../render/js/format.mjs";

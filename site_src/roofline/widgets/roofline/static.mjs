@@ -22,7 +22,7 @@ export const VARIANTS = [[688, 1.0, "roofline-svg-wide"], [480, 0.8, "roofline-s
 // (the numbered ops' names).
 export function staticSvg(P, width, height, cls = "roofline-svg", overlay = null) {
   const st = P.state;
-  const margin = P.margin; // the live figure's borders too (settings.FRAME_MARGIN_PX)
+  const margin = P.margin; // the live figure's borders too (payload.FRAME_MARGIN_PX)
   const frame = [width - margin[1] - margin[3], height - margin[0] - margin[2]];
   const S = scene(P, st, frame, overlay ? overlay.roofs : []);
   const hw = P.hardware[st.hardware];

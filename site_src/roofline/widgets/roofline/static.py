@@ -18,14 +18,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from typing import TYPE_CHECKING
-
 from roofline.render.jsengine import call
-
-if TYPE_CHECKING:
-    from roofline.model.catalog import Catalog
-    from roofline.model.ops import OpZoo
-    from roofline.widgets.roofline.settings import RooflineSettings
 
 JS = Path(__file__).parent / "static.mjs"
 MEASURED_JS = Path(__file__).parent / "static_measured.mjs"
@@ -65,17 +58,3 @@ def record_html(payload: dict) -> str:
     the controls are not printed; the live plot rewrites it as the reader moves a control."""
     text = call(JS, "rooflineRecord", payload, payload["state"])
     return f'<p class="roofline-record">{html.escape(text)}</p>'
-
-
-def drawing_payload(settings: RooflineSettings, catalog: Catalog | None = None,
-                    zoo: OpZoo | None = None, measurement: dict | str | None = None) -> dict:
-    """The payload the scene is drawn from (live and static): with a measurement, its y extent
-    joins the plot's range, so the first frame already has room for the overlay."""
-    data = settings.payload(catalog, zoo)
-    if measurement is None:
-        measurement = settings.measurement
-    if measurement is not None:
-        from roofline.widgets.measurement.settings import load_measurement
-        # the TFLOP/s range the overlay needs (static_measured.mjs overlayExtent)
-        data["y_extra"] = call(MEASURED_JS, "overlayExtent", data, load_measurement(measurement))
-    return data

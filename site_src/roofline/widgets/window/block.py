@@ -64,82 +64,83 @@ def _number(name: str, label: str, attrs: str, value, block: str) -> str:
             f'id="{err}" aria-live="polite" hidden></span></label>')
 
 
-def controls(settings, P: dict) -> str:
+def controls(settings, payload: dict) -> str:
     from roofline.widgets.window.settings import CONTEXTS
-    st = P["state"]
-    contexts = sorted(set(CONTEXTS) | {st["context"]})
+    state = payload["state"]
+    contexts = sorted(set(CONTEXTS) | {state["context"]})
     # the view it opens on names the block (deterministic; two windows on a page open on two)
-    block = hashlib.sha1(json.dumps(st, sort_keys=True).encode()).hexdigest()[:8]
+    block = hashlib.sha1(json.dumps(state, sort_keys=True).encode()).hexdigest()[:8]
     parts = [
-        _select("model", "Model", [(m, e["label"]) for m, e in P["models"].items()], st["model"]),
-        _select("hardware", "Chip", [(c, e["label"]) for c, e in P["chips"].items()],
-                st["hardware"]),
-        _select("precision", "Precision", [(p, p.upper()) for p in P["precisions"]],
-                st["precision"]),
-        _select("kv_precision", "KV cache", [(p, p.upper()) for p in P["kv_precisions"]],
-                st["kv_precision"]),
+        _select("model", "Model", [(m, e["label"]) for m, e in payload["models"].items()],
+                state["model"]),
+        _select("hardware", "Chip", [(c, e["label"]) for c, e in payload["chips"].items()],
+                state["hardware"]),
+        _select("precision", "Precision", [(p, p.upper()) for p in payload["precisions"]],
+                state["precision"]),
+        _select("kv_precision", "KV cache", [(p, p.upper()) for p in payload["kv_precisions"]],
+                state["kv_precision"]),
         _select("context", "Context", [(str(c), f"{c:,} tokens") for c in contexts],
-                str(st["context"])),
+                str(state["context"])),
         _select("tp", "Tensor parallel", [(str(t), "1 chip" if t == 1 else f"{t} chips")
-                                          for t in P["tps"]], str(st["tp"])),
+                                          for t in payload["tps"]], str(state["tp"])),
         _select("launch", "Launches", [(m, f"{e['label']}: {e['seconds'] * 1e6:.2g} µs/kernel")
-                                       for m, e in P["launch"].items()], st["launch"]),
-        _number("price", "$ per GPU-hour", 'min="0.01" max="999" step="0.01"', st["price"],
+                                       for m, e in payload["launch"].items()], state["launch"]),
+        _number("price", "$ per GPU-hour", 'min="0.01" max="999" step="0.01"', state["price"],
                 block),
         _number("latency", "ms per token (blank: none)", 'min="0.1" max="60000" step="any"',
-                st["latency_ms"], block),
+                state["latency_ms"], block),
     ]
     from roofline.widgets.window.settings import PRESET_LABELS
     parts += [f'<button type="button" data-preset="{k}">{html.escape(v)}</button>'
               for k, v in PRESET_LABELS]
-    label = f"Serving window settings ({P['models'][st['model']]['label']})"
+    label = f"Serving window settings ({payload['models'][state['model']]['label']})"
     return (f'<form class="rl-window-controls rl-controls" hidden novalidate '
             f'aria-label="{html.escape(label)}">' + "".join(parts) + "</form>")
 
 
-def key_html(F: dict) -> str:
+def key_html(figure: dict) -> str:
     """The key of the regimes the figure shades (static.mjs windowKey; view.mjs rewrites it)."""
-    return f'<p class="rl-window-key">{F["key"]}</p>'
+    return f'<p class="rl-window-key">{figure["key"]}</p>'
 
 
-def source_html(P: dict, controls: bool = True) -> str:
+def source_html(payload: dict, controls: bool = True) -> str:
     """Where the price comes from (static.mjs windowSource; view.mjs rewrites it)."""
-    return (f'<p class="rl-window-source">{call(STATIC, "windowSource", P, P["state"], controls)}'
-            "</p>")
+    text = call(STATIC, "windowSource", payload, payload["state"], controls)
+    return f'<p class="rl-window-source">{text}</p>'
 
 
-def record_html(P: dict) -> str:
+def record_html(payload: dict) -> str:
     """The view's settings in one line, printed only (static.mjs windowRecord)."""
     return (f'<p class="rl-window-record">'
-            f'{html.escape(call(STATIC, "windowRecord", P, P["state"]))}</p>')
+            f'{html.escape(call(STATIC, "windowRecord", payload, payload["state"]))}</p>')
 
 
-def caption(P: dict) -> str:
+def caption(payload: dict) -> str:
     """The figure's caption for the view it opens on (static.mjs windowCaption: the page
     rewrites it with the same code as the reader moves a control)."""
-    return call(STATIC, "windowCaption", P, P["state"])
+    return call(STATIC, "windowCaption", payload, payload["state"])
 
 
 def render(settings) -> str:
-    P = settings.payload()
-    F = call(STATIC, "windowFigure", P, P["state"])
-    facts = "".join(f"<li>{html.escape(f)}</li>" for f in F["facts"])
+    payload = settings.payload()
+    figure = call(STATIC, "windowFigure", payload, payload["state"])
+    facts = "".join(f"<li>{html.escape(f)}</li>" for f in figure["facts"])
     live = []
     if settings.controls:
-        data = script_safe_json(as_json_text(P))
+        data = script_safe_json(as_json_text(payload))
         live = [f'<script type="application/json" class="rl-window-data">{data}</script>',
                 mount_module(VIEW, ".rl-window:not([data-rl-window-state])")]
     return "\n".join([
         f'<div class="rl-window" role="figure" aria-label="{html.escape(settings.label)}">',
         CSS,
         NATIVE_CONTROL_STYLE if settings.controls else "",
-        controls(settings, P) if settings.controls else "",
-        f'<div class="rl-window-figure">{F["svg"]}</div>',
-        key_html(F),
+        controls(settings, payload) if settings.controls else "",
+        f'<div class="rl-window-figure">{figure["svg"]}</div>',
+        key_html(figure),
         f'<ul class="rl-window-facts">{facts}</ul>',
         f'<p class="roofline-caption"><span class="rl-window-caption">'
-        f'{html.escape(caption(P))}</span></p>',
-        source_html(P, settings.controls),
-        record_html(P) if settings.controls else "",
+        f'{html.escape(caption(payload))}</span></p>',
+        source_html(payload, settings.controls),
+        record_html(payload) if settings.controls else "",
         *live,
         "</div>"])

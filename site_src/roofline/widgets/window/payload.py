@@ -30,12 +30,16 @@ def _clean(v: float, scale: float) -> float:
     return 0.0 if abs(v) <= 1e-9 * scale else float(f"{v:.12g}")
 
 
-def kernel_rows(cfg, b: float, fusions=frozenset({"flash"})) -> list[list[float]]:
+def kernel_rows(cfg, bytes_per_element: float, fusions=frozenset({"flash"})) -> list[dict]:
+    """Each decode kernel's terms as window.mjs reads them, one named object per kernel:
+    {count, launches, flops: [f0, f1, f2], useful_flops: [u0, u1, u2], bytes: [b0, b1, b2, w]}
+    (roofline.model.serving.KernelTerms)."""
     rows = []
-    for t in serving.coefficients(cfg, b, fusions):
+    for t in serving.coefficients(cfg, bytes_per_element, fusions):
         scale = max(1.0, *map(abs, t.flops + t.useful_flops + t.bytes))
-        rows.append([t.count, t.launches] + [_clean(v, scale) for v in
-                                              t.flops + t.useful_flops + t.bytes])
+        rows.append({"count": t.count, "launches": t.launches,
+                     **{k: [_clean(v, scale) for v in getattr(t, k)]
+                        for k in ("flops", "useful_flops", "bytes")}})
     return rows
 
 
@@ -65,19 +69,20 @@ def _model_entry(model_id: str, byte_sizes: tuple, keys: tuple) -> dict:
            "d_model": cfg.d_model, "kv_heads": cfg.kv_heads, "mla": cfg.mla is not None,
            "moe": None if moe is None else {"experts": moe.experts, "top_k": moe.top_k},
            "precisions": {}}
-    for p, b in byte_sizes:
-        out["precisions"][p] = {"bytes_per_element": b, "kernels": kernel_rows(cfg, b),
-                                "memory": serving.memory_terms(cfg, b)}
+    for p, bytes_per_element in byte_sizes:
+        out["precisions"][p] = {"bytes_per_element": bytes_per_element,
+                                "kernels": kernel_rows(cfg, bytes_per_element),
+                                "memory": serving.memory_terms(cfg, bytes_per_element)}
     _check_kv_scales(cfg.name, out["precisions"])
     return out
 
 
 def _check_kv_scales(name: str, entries: dict) -> None:
     """window.mjs's withKvBytes holds the KV cache at its own precision by scaling each
-    kernel's b2 (bytes ∝ B·C) and the cache's bytes per token by the bytes per element: that is
+    kernel's bytes[2], b2 (bytes ∝ B·C) and the cache's bytes per token by the bytes per element: that is
     right only if they are the cache alone, so exactly proportional to the precision's bytes.
     Checked across the precisions the entry holds (bf16 and fp8 in every payload)."""
-    per_byte = [([r[10] / e["bytes_per_element"] for r in e["kernels"]],
+    per_byte = [([k["bytes"][2] / e["bytes_per_element"] for k in e["kernels"]],
                  e["memory"]["per_sequence_per_token"] / e["bytes_per_element"])
                 for e in entries.values()]
     for rows, per_token in per_byte[1:]:

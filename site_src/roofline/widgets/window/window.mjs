@@ -6,8 +6,9 @@
 // kernel list); nothing here knows a model.
 import { bound, expertsTouched, timeLowerBound } from "../../render/js/maths.mjs";
 
-// A model entry M.precisions[p] = { kernels: [[count, launches, f0, f1, f2, u0, u1, u2, b0, b1,
-// b2, w], ...], memory: { weights, per_sequence_per_token, working_per_sequence } }, M.moe =
+// A model entry M.precisions[p] = { kernels: [{ count, launches, flops: [f0, f1, f2],
+// useful_flops: [u0, u1, u2], bytes: [b0, b1, b2, w] }, ...], memory: { weights,
+// per_sequence_per_token, working_per_sequence } }, M.moe =
 // { experts, top_k } or null. A chip = { peaks: { p: FLOP/s }, bandwidth, capacity }.
 
 // The share of routed experts a batch of B tokens touches under uniform routing: 1 − (1 − k/E)^B.
@@ -26,7 +27,9 @@ export function stepAt(M, chip, prec, batch, ctx, launchS, ar = null) {
   const peak = chip.peaks[prec], bw = chip.bandwidth;
   const g = touched(M.moe, batch);
   let compute = 0, memory = 0, useful = 0, flops = 0, bytes = 0, launches = 0, must = 0;
-  for (const [n, l, f0, f1, f2, u0, u1, u2, b0, b1, b2, w] of M.precisions[prec].kernels) {
+  for (const k of M.precisions[prec].kernels) {
+    const n = k.count, l = k.launches, [f0, f1, f2] = k.flops, [u0, u1, u2] = k.useful_flops;
+    const [b0, b1, b2, w] = k.bytes;
     const f = f0 + f1 * batch + f2 * batch * ctx;
     const y = b0 + b1 * batch + b2 * batch * ctx + w * g;
     const t = n * timeLowerBound(f, y, peak, bw);
@@ -186,7 +189,8 @@ export function withKvBytes(M, prec, kvBytes) {
   const e = M.precisions[prec];
   const s = kvBytes / e.bytes_per_element;
   if (s === 1) return M;
-  const kernels = e.kernels.map((r) => r.map((x, i) => (i === 10 ? x * s : x)));
+  const kernels = e.kernels.map((k) => ({ ...k,
+                                          bytes: k.bytes.map((x, i) => (i === 2 ? x * s : x)) }));
   const memory = { ...e.memory, per_sequence_per_token: e.memory.per_sequence_per_token * s };
   return { ...M, precisions: { ...M.precisions, [prec]: { ...e, kernels, memory } } };
 }
@@ -214,7 +218,9 @@ export function withTp(M, prec, tp) {
   if (tp === 1) return M;
   const e = M.precisions[prec];
   const kv = kvShare(M, tp);
-  const kernels = e.kernels.map((r) => r.map((x, i) => (i < 2 ? x : i === 10 ? x * kv : x / tp)));
+  const kernels = e.kernels.map((k) => ({
+    ...k, flops: k.flops.map((x) => x / tp), useful_flops: k.useful_flops.map((x) => x / tp),
+    bytes: k.bytes.map((x, i) => (i === 2 ? x * kv : x / tp)) }));
   const memory = { ...e.memory, weights: e.memory.weights / tp,
                    per_sequence_per_token: e.memory.per_sequence_per_token * kv };
   return { ...M, precisions: { ...M.precisions, [prec]: { ...e, kernels, memory } } };

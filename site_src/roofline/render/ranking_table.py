@@ -1,11 +1,11 @@
 """`roofline compare` as a Table value: the same rows become the CLI's text, CSV, JSON and
-Markdown and the hardware page's "which chip?" table (roofline.model.compare computes them)."""
+Markdown and the hardware page's "which chip?" table (roofline.model.chip_ranking computes them)."""
 
 from __future__ import annotations
 
 from roofline import fmt
-from roofline.model.compare import Comparison
-from roofline.render.table import Column, Table
+from roofline.model.chip_ranking import Comparison
+from roofline.render.table_value import Column, Table
 
 
 def fit_text(row: dict) -> str:
