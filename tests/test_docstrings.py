@@ -16,7 +16,7 @@ _DERIVATION = "the model's derivation: each formula with its source and basis"
 LONG = {
     "site_src/roofline/model/architecture.py": _DERIVATION,
     "site_src/roofline/model/budget.py": _DERIVATION,
-    "site_src/roofline/model/compare.py": _DERIVATION,
+    "site_src/roofline/model/chip_ranking.py": _DERIVATION,
     "site_src/roofline/model/kernels.py": _DERIVATION,
     "site_src/roofline/model/launch.py": _DERIVATION,
     "site_src/roofline/model/leaks.py": _DERIVATION,
@@ -26,9 +26,6 @@ LONG = {
     "site_src/roofline/model/serving.py": _DERIVATION,
     "site_src/roofline/model/tokens.py": _DERIVATION,
     "site_src/roofline/widgets/base.py": "the settings contract every widget kind implements",
-    "site_src/roofline/widgets/budget/layout.py": "not yet trimmed (#48)",
-    "site_src/roofline/widgets/budget/payload.py": "not yet trimmed (#48)",
-    "site_src/roofline/widgets/roofline/static.py": "not yet trimmed (#48)",
     "site_src/benchmarks/hta_baseline.py": "how the baseline is run in HTA's own venv",
 }
 

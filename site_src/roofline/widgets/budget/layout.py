@@ -1,17 +1,12 @@
-""""Where the 50 % goes": the step time budget as an interactive Bokeh layout, and the
-```roofline-budget-table fence's renderer.
-
-The settings live in roofline.widgets.budget.settings, the embedded data (every setting's
-figures, precomputed by the model) in roofline.widgets.budget.payload; budget.mjs and
-budget_view.mjs select one setting's figures and draw them, from the first frame (on
-document_ready) on: the layout built here holds empty sources. The static tables are in
-roofline.widgets.budget.tables.
+""""Where the 50 % goes" as an interactive Bokeh layout, and the ```roofline-budget-table
+fence's renderer. The layout built here holds empty sources: budget.mjs and budget_view.mjs
+pick one setting's precomputed figures (payload.py) and draw them from the first frame on.
 
 Bokeh model names (for a host page or a test): `budget-model`, `budget-phase`, `budget-batch`,
-`budget-fusions` (CheckboxGroup, bit i = roofline.model.budget.FUSIONS[i]), `budget-efficiency`,
+`budget-fusions` (bit i = roofline.model.budget.FUSIONS[i]), `budget-efficiency`,
 `budget-launch` (µs), `budget-dp`, `budget-overlap`, `budget-zero`, `budget-recompute`,
-`budget-readout`, `budget-waterfall-text`, figures `budget-classes`, `budget-waterfall`,
-`budget-roofline`, sources `budget-class-bars`, `budget-waterfall-bars`, `budget-points`.
+`budget-readout`, `budget-waterfall-text`; figures `budget-classes`, `budget-waterfall`,
+`budget-roofline`; sources `budget-class-bars`, `budget-waterfall-bars`, `budget-points`.
 """
 
 from __future__ import annotations

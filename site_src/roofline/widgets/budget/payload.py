@@ -1,21 +1,11 @@
-"""The budget widget's data, without Bokeh: every figure the page's JavaScript shows, computed
-here by the model and carried precomputed. Python is the only copy of every formula: the JS
-(widgets/budget/budget_view.mjs) selects the components of one setting and sums them.
-
-- Per model|phase|batch × the 16 fusion combinations (`combos`): the ideal time and the
-  components roofline.model.waterfall.WATERFALL_TERMS multiplies (recomputation's per
-  recomputation choice), the per-class times, the bytes fusion saves and the layer's points.
-- Per model|phase × data-parallel degree × ZeRO stage (`shard`): the components sharding
-  changes (the optimizer's time, the communication) and the memory that sharding changes
-  (`state`: {weights, gradients, optimizer}, bytes per GPU).
-- Per model|phase|batch × FlashAttention × recomputation (`acts`): the activations; per
-  model|phase|batch (`kv`): the KV cache; per model|phase|batch × FlashAttention × degree
-  (`fix`): what would make a step that does not fit fit, in words.
-- Per knob value (`knobs`): the factors of WATERFALL_TERMS each slider position gives.
-- Texts (`texts`): templates the JS fills with format.mjs's formatting.
-
-An inference step is not sharded (`sharded`): its tables hold one degree, one stage and one
-recomputation. Its settings object is roofline.widgets.budget.settings.BudgetSettings.
+"""The budget widget's data, without Bokeh: every figure the page shows, computed here by the
+model and sent precomputed; the JS (budget_view.mjs) only selects one setting's components and
+sums them. Keys: `combos` (model|phase|batch × 16 fusion sets: ideal time, the components
+WATERFALL_TERMS multiplies, class times, the layer's points), `shard` and `state` (model|phase
+× data-parallel degree × ZeRO stage: what sharding changes, and {weights, gradients, optimizer}
+bytes per GPU), `acts`, `kv` and `fix` (activations, KV cache, and what would make a step fit),
+`knobs` (each slider position's factors) and `texts` (templates the JS fills). An inference
+step is not sharded: its tables hold one degree, one stage and one recomputation choice.
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
-"""The roofline widget's first frame as static SVG, drawn at build time by the browser's own
-code: static.mjs and static_measured.mjs (the live plot's scene.mjs and labels.mjs, drawn by render/js/chart.mjs), run
-in the embedded JS engine (roofline.render.jsengine). So the picture a reader sees before
-BokehJS arrives, without JavaScript and on paper is the live plot's first frame: the same
-frame, ranges, ticks, colours and label places.
+"""The roofline widget's first frame as static SVG, drawn at build time by the live plot's own
+code (static.mjs, static_measured.mjs, scene.mjs, labels.mjs, render/js/chart.mjs) in the
+embedded JS engine: before BokehJS arrives, without JavaScript and on paper the reader sees
+the live plot's first frame, with its ranges, ticks, colours and label places.
 
     from roofline.widgets.roofline.static import render
     html = render(payload, height_px=400)  # wide, medium and narrow drawings, and the key
 
-A viewBox scales its text with the picture: the 688 px drawing on a 375 px phone column would
-print 11 px text at 6 px. Each drawing is laid out for its own width, and render/blockstyle.py's
-container queries show the one whose text renders at 11 px or more in the column it gets
-(print shows the wide one).
+Each drawing is laid out for its own width (a viewBox would shrink 11 px text to 6 px on a
+phone); render/blockstyle.py's container queries show the one that fits the column.
 """
 
 from __future__ import annotations
