@@ -1,4 +1,4 @@
-"""No jump on the phone (#49): at 412 px every live block of the lesson and the measure page
+"""No jump on the phone (#49): at 412 px every live block of the lesson, measure and budget pages
 keeps its height when the live plot replaces the static first frame (the block reserves the
 live layout's height for a phone's column: embed.block's narrow_px), and the static frame
 shown there has the live plot's x range and ends its x axis at the live plot's last tick (the
@@ -15,7 +15,7 @@ from site_helpers import LESSON
 
 pytestmark = pytest.mark.browser
 
-PAGES = (LESSON, "measure.html")
+PAGES = (LESSON, "measure.html", "budget.html")
 WIDTH = 412
 
 # Each block as the reader first sees it: its height and, for the static drawing shown at this
@@ -26,7 +26,8 @@ _STATIC = """() => [...document.querySelectorAll('.roofline-block')].map((b) => 
   const ticks = svg ? [...svg.querySelectorAll('text.rl-xtick')] : [];
   return { height: b.getBoundingClientRect().height, state: b.dataset.rooflineState || '',
            drawing: svg ? svg.getAttribute('class') : null,
-           x: svg ? svg.getAttribute('data-x-range').split(' ').map(Number) : null,
+           x: svg && svg.getAttribute('data-x-range')  // a roofline drawing's (not the budget's)
+             ? svg.getAttribute('data-x-range').split(' ').map(Number) : null,
            lastTick: ticks.length ? Number(ticks[ticks.length - 1].textContent.replace(/,/g, ''))
                                   : null };
 })"""

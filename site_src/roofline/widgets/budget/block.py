@@ -14,6 +14,13 @@ from roofline.widgets.budget.tables import summary_table
 JS = Path(__file__).parent / "budget.mjs"
 
 
+# The live layout's controls, readout and summary in a column narrower than the desktop's 688 px
+# (the selects and knobs wrap, the summary table grows): measured in Chromium at 568, 380 and
+# 328 px columns, the narrowest each breakpoint serves (tests/test_layout_shift_browser.py holds
+# the 412 px phone to it). The desktop's is payload.CONTROLS_HEIGHT_PX.
+NARROW_CONTROLS_PX = {688: 811, 480: 970, 380: 1278}
+
+
 def budget_block(settings: BudgetSettings) -> str:
     """```roofline-budget: the interactive time budget for validated settings, with its first
     frame as static SVG (static.mjs, the live callback's own frameAt(), drawn by the chart
@@ -40,7 +47,8 @@ def budget_block(settings: BudgetSettings) -> str:
     # The caption and the printed record (static.mjs): the live callback rewrites both, and
     # the drawing, as the reader moves a control.
     record = html.escape(call(static_js, "budgetRecord", first, values))
-    return block(layout, height_px=settings.height_px, label=settings.label,
+    narrow = {w: 3 * settings.height + px for w, px in NARROW_CONTROLS_PX.items()}
+    return block(layout, height_px=settings.height_px, narrow_px=narrow, label=settings.label,
                  caption=call(static_js, "budgetCaption", first, values), static=static,
                  key=f'<p class="roofline-record">{record}</p>')
 

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 # picker a row or two. Measured in Chromium at the widths under each breakpoint that wrap the
 # most (columns of 480, 380 and 288 px: 512, 412 and 320 px windows), 2026-12-07; the browser
 # test (tests/test_layout_shift_browser.py) holds them to the live layout at 412 px.
-NARROW_CONTROLS_PX = {688: 278, 480: 353, 380: 370}
-NARROW_TOKENS_PX = {688: 151, 480: 187, 380: 169}
-NARROW_PICKER_PX = {688: 119, 480: 132, 380: 137}
+NARROW_CONTROLS_PX = {688: 278, 480: 361, 380: 370}
+NARROW_TOKENS_PX = {688: 151, 480: 179, 380: 169}
+NARROW_PICKER_PX = {688: 119, 480: 124, 380: 137}
 
 
 def narrow_heights(settings: RooflineSettings, picker: bool) -> dict[int, int]:
