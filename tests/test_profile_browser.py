@@ -30,6 +30,8 @@ def _open(built_site, tab_pool):
 
 
 def _choose(page, root, *files) -> str:
+    # the state the last choice left must not answer for this one (a race seen under load)
+    root.evaluate("el => el.removeAttribute('data-rl-drop-state')")
     root.locator("input[name=trace]").set_input_files([str(f) for f in files])
     page.wait_for_function("el => ['shown', 'error'].includes("
                            "el.getAttribute('data-rl-drop-state'))", arg=root.element_handle())
