@@ -89,13 +89,15 @@ def test_the_git_install_line_installs_the_package(tmp_path):
     words = shlex.split(snippet("install from git").replace("REPOSITORY-URL", url))
     venv = tmp_path / "venv"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
-    # no pip of its own: the machine's, seen through --system-site-packages, installs into it
+    # No pip of its own: this interpreter's pip installs into it (--python), the snippet's
+    # words after "pip" as they stand.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
                     str(venv)], check=True, env=env, timeout=300)
     py = venv / "bin" / "python"
-    done = subprocess.run([str(py), "-m", *words, "--no-deps", "--no-compile", "--quiet"],
-                          env=env,
-                          capture_output=True, text=True, timeout=600)
+    assert words[0] == "pip", words
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), *words[1:],
+                           "--no-deps", "--no-compile", "--quiet"],
+                          env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     where = subprocess.run([str(venv / "bin" / "roofline"), "--version"], env=env,
                            capture_output=True, text=True, timeout=120)
