@@ -35,3 +35,18 @@ export function setMarkup(index, model, props) {
 export function sameValue(now, value) {
   return Array.isArray(value) ? JSON.stringify(now) === JSON.stringify(value) : now === value;
 }
+
+// The page's block (embed.block) that holds a widget: up from `model`'s view (found in the
+// document's view `index`), out of each shadow root on the way; null where it is not in one
+// (a notebook, file_html).
+export function blockAround(index, model) {
+  const view = index && typeof index.find_one === "function" ? index.find_one(model) : null;
+  let node = view && view.el;
+  while (node) {
+    const found = node.closest && node.closest(".roofline-block");
+    if (found) return found;
+    const root = node.getRootNode && node.getRootNode();
+    node = root && root !== node ? root.host : null;
+  }
+  return null;
+}

@@ -10,7 +10,7 @@ import { sig } from "../../render/js/format.mjs";
 import { frameAt, snapIndex } from "./budget_view.mjs";
 import { budgetCaption, budgetRecord, staticBudget } from "./static.mjs";
 import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
-import { setMarkup } from "../../render/js/markup.mjs";
+import { blockAround, setMarkup } from "../../render/js/markup.mjs";
 import { jsonArg } from "../../render/js/jsonarg.mjs";
 
 // ---------------------------------------------------------------- URL state (untrusted input)
@@ -80,20 +80,6 @@ function snapWidget(w, knob) {
 }
 
 // ---------------------------------------------------------------- the block around the widget
-
-// The page's block (embed.block) that holds this widget: up from the readout's view, out of
-// each shadow root on the way; null where it is not in one (a notebook, file_html).
-function blockAround(index, model) {
-  const view = index && typeof index.find_one === "function" ? index.find_one(model) : null;
-  let node = view && view.el;
-  while (node) {
-    const found = node.closest && node.closest(".roofline-block");
-    if (found) return found;
-    const root = node.getRootNode && node.getRootNode();
-    node = root && root !== node ? root.host : null;
-  }
-  return null;
-}
 
 // The block's caption, its record of the settings and its static drawing (what paper prints)
 // follow the controls, from the code the build wrote them with (static.mjs). The drawing (12

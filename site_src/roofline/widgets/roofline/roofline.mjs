@@ -8,7 +8,7 @@ import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/
 import { place } from "../../render/js/maths.mjs";
 import { frameSize, sourceLines } from "../../render/js/labels.mjs";
 import { decades } from "../../render/js/chart.mjs";
-import { sameValue, setMarkup } from "../../render/js/markup.mjs";
+import { blockAround, sameValue, setMarkup } from "../../render/js/markup.mjs";
 import { marker, readoutText, scene, vectorFor, verdictText } from "./scene.mjs";
 import { opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 import { rooflineCaption, rooflineRecord, staticDrawings } from "./static.mjs";
@@ -244,16 +244,7 @@ function drawTokens(args, S) {
 // The page's block (embed.block) that holds this plot: up from the figure's view, out of each
 // shadow root on the way; null where the plot is not in one (a notebook, file_html).
 function blockOf(args) {
-  const index = viewIndexes.get(args.fig);
-  const view = index && typeof index.find_one === "function" ? index.find_one(args.fig) : null;
-  let node = view && view.el;
-  while (node) {
-    const found = node.closest && node.closest(".roofline-block");
-    if (found) return found;
-    const root = node.getRootNode && node.getRootNode();
-    node = root && root !== node ? root.host : null;
-  }
-  return null;
+  return blockAround(viewIndexes.get(args.fig), args.fig);
 }
 
 // The block's caption, its record of the settings and its static drawing (what paper prints)
