@@ -50,3 +50,34 @@ export function blockAround(index, model) {
   }
   return null;
 }
+
+// A block's caption and printed record say `caption` and `record` (the caption keeps its
+// "Figure n:", captions.py's).
+export function setBlockTexts(el, caption, record) {
+  const cap = el.querySelector(":scope > .roofline-caption");
+  if (cap) {
+    const n = cap.querySelector(".rl-fignum");
+    cap.textContent = caption;
+    if (n) cap.prepend(n, " ");
+  }
+  const rec = el.querySelector(":scope > .roofline-record");
+  if (rec) rec.textContent = record;
+}
+
+// Run `draw` (a block's static drawing laid out again) after the texts, on a timer, or at once
+// when the page is about to print; a later call for the block replaces a pending one.
+const pendingRedraws = new WeakMap(); // block -> the draw waiting for its timer
+const printHooked = new WeakSet(); // blocks whose pending draw a print runs first
+export function redrawSoon(el, draw) {
+  const run = () => {
+    if (pendingRedraws.get(el) !== run) return; // a later setting's draw replaced it
+    pendingRedraws.delete(el);
+    draw();
+  };
+  if (!printHooked.has(el) && typeof window !== "undefined") {
+    printHooked.add(el);
+    window.addEventListener("beforeprint", () => { const d = pendingRedraws.get(el); if (d) d(); });
+  }
+  pendingRedraws.set(el, run);
+  setTimeout(run, 0);
+}

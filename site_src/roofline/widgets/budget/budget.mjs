@@ -10,7 +10,7 @@ import { sig } from "../../render/js/format.mjs";
 import { frameAt, snapIndex } from "./budget_view.mjs";
 import { budgetCaption, budgetRecord, staticBudget } from "./static.mjs";
 import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/js/urlstate.mjs";
-import { blockAround, setMarkup } from "../../render/js/markup.mjs";
+import { blockAround, redrawSoon, setBlockTexts, setMarkup } from "../../render/js/markup.mjs";
 import { jsonArg } from "../../render/js/jsonarg.mjs";
 
 // ---------------------------------------------------------------- URL state (untrusted input)
@@ -86,20 +86,12 @@ function snapWidget(w, knob) {
 // SVGs) is laid out after the texts, on a timer, or at once when the page is about to print;
 // not at all for the setting the build drew.
 const drawnValues = new WeakMap(); // block -> the setting its static drawing shows
-const pendingDraws = new WeakMap(); // block -> a function that draws it now
-const printHooks = new WeakSet(); // blocks whose pending drawing a print draws first
 function showBudgetInBlock(args, P, values, f, index) {
   const el = blockAround(index, args.readout);
   if (!el) return;
-  const caption = el.querySelector(":scope > .roofline-caption");
-  if (caption) {
-    const n = caption.querySelector(".rl-fignum"); // captions.py's "Figure n:"
-    caption.textContent = budgetCaption(P, values);
-    if (n) caption.prepend(n, " ");
-  }
   const record = el.querySelector(":scope > .roofline-record");
   const said = record ? record.textContent : "";
-  if (record) record.textContent = budgetRecord(P, values);
+  setBlockTexts(el, budgetCaption(P, values), budgetRecord(P, values));
   const drawing = el.querySelector(":scope > .roofline-static");
   const key = JSON.stringify(values);
   if (!drawing || !args.drawing || drawnValues.get(el) === key) return;
@@ -109,9 +101,7 @@ function showBudgetInBlock(args, P, values, f, index) {
     drawnValues.set(el, key); // the first pass, on the setting the build drew
     return;
   }
-  const draw = () => {
-    if (pendingDraws.get(el) !== draw) return; // a later setting's draw replaced it
-    pendingDraws.delete(el);
+  redrawSoon(el, () => {
     const D = args.drawing;
     const drawn = staticBudget(P, values, D.heights, D.titles, D.x_range);
     const p = document.createElement("p");
@@ -120,13 +110,7 @@ function showBudgetInBlock(args, P, values, f, index) {
     drawing.innerHTML = drawn.svg;
     drawing.prepend(p);
     drawnValues.set(el, key);
-  };
-  if (!printHooks.has(el) && typeof window !== "undefined") {
-    printHooks.add(el);
-    window.addEventListener("beforeprint", () => { const d = pendingDraws.get(el); if (d) d(); });
-  }
-  pendingDraws.set(el, draw);
-  setTimeout(draw, 0);
+  });
 }
 
 export default function (args, obj, data, context) {

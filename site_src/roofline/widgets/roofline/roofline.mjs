@@ -8,7 +8,7 @@ import { queryParams, plainNumber, withQuery, writeURLSoon } from "../../render/
 import { place } from "../../render/js/maths.mjs";
 import { frameSize, sourceLines } from "../../render/js/labels.mjs";
 import { decades } from "../../render/js/chart.mjs";
-import { blockAround, sameValue, setMarkup } from "../../render/js/markup.mjs";
+import { blockAround, redrawSoon, sameValue, setBlockTexts, setMarkup } from "../../render/js/markup.mjs";
 import { marker, readoutText, scene, vectorFor, verdictText } from "./scene.mjs";
 import { opsWithTokens, parseTokens, tokensAtSlider, tokensNote } from "./scene_tokens.mjs";
 import { rooflineCaption, rooflineRecord, staticDrawings } from "./static.mjs";
@@ -252,20 +252,11 @@ function blockOf(args) {
 // of ms: three widths) is laid out again only when the view changed, after the texts (a
 // timer), or at once when the page is about to print; with a measurement overlay, paper.mjs.
 const blockViews = new WeakMap(); // fig -> the view the block's static drawing shows
-const pendingDrawings = new WeakMap(); // fig -> a function that draws it now
-const printHooked = new WeakSet(); // figs whose pending drawing a print draws first
 function showInBlock(args, st) {
   const el = blockOf(args);
   if (!el) return;
   const P = args.payload;
-  const caption = el.querySelector(":scope > .roofline-caption");
-  if (caption) {
-    const n = caption.querySelector(".rl-fignum"); // captions.py's "Figure n:"
-    caption.textContent = rooflineCaption(P, st);
-    if (n) caption.prepend(n, " ");
-  }
-  const record = el.querySelector(":scope > .roofline-record");
-  if (record) record.textContent = rooflineRecord(P, st);
+  setBlockTexts(el, rooflineCaption(P, st), rooflineRecord(P, st));
   const drawing = el.querySelector(":scope > .roofline-static");
   const key = JSON.stringify(st);
   if (args.measured_roofs) return measuredOnPaper(el, args.fig, !sameView(P.state, st));
@@ -274,18 +265,10 @@ function showInBlock(args, st) {
     blockViews.set(args.fig, key); // the build's drawing is this view's
     return;
   }
-  const draw = () => {
-    if (pendingDrawings.get(args.fig) !== draw) return; // a later view's draw replaced it
-    pendingDrawings.delete(args.fig);
+  redrawSoon(el, () => {
     drawing.innerHTML = staticDrawings({ ...P, state: st }, args.fig.height).svg;
     blockViews.set(args.fig, key);
-  };
-  if (!printHooked.has(args.fig) && typeof window !== "undefined") {
-    printHooked.add(args.fig);
-    window.addEventListener("beforeprint", () => (pendingDrawings.get(args.fig) || (() => {}))());
-  }
-  pendingDrawings.set(args.fig, draw);
-  setTimeout(draw, 0);
+  });
 }
 
 // The view the build drew (the payload's state) and `st` are one.
