@@ -107,16 +107,13 @@ class WidgetSettings:
 
     @classmethod
     def from_options(cls: type[S], options: Mapping[str, Any] | None = None, *,
-                     where: str = "", check: bool = True, **fields: Any) -> S:
+                     where: str = "", **fields: Any) -> S:
         """Parse and validate host options (fence YAML, Sphinx directive, CLI, figure());
-        `fields` sets dataclass fields that are not options (e.g. the CLI's --catalog).
-        `check=False`: the options' types only, not check()."""
+        `fields` sets dataclass fields that are not options (e.g. the CLI's --catalog)."""
         checked = check_types(options or {}, cls.OPTIONS, where=where)
         by_name = {o.name: o for o in cls.OPTIONS}
         values = {by_name[k].attr: v for k, v in checked.items()}
         settings = cls(**values, **fields)  # type: ignore[call-arg]
-        if not check:
-            return settings
         try:
             settings.check()
         except WidgetOptionError as exc:
