@@ -47,11 +47,7 @@ class LeakAccount:
     """The useful FLOPs at peak: the part of the step that is no leak."""
     step_time_s: float
     mfu: float
-
-    @property
-    def useful_share(self) -> float:
-        """The useful work's share of step time: the MFU itself."""
-        return self.ideal_time_s / self.step_time_s
+    """ideal_time_s ÷ step_time_s: the useful work's share of step time, which is the MFU."""
 
 
 def leak_account(bg: Budget) -> LeakAccount:

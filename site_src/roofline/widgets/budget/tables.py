@@ -203,7 +203,7 @@ def leak_table(bg):
     rows = [{"rank": i, "leak": leak.label, "time_s": leak.time_s, "share": leak.share,
              "recovered": leak.recovered} for i, leak in enumerate(acc.leaks, 1)]
     rows.append({"rank": None, "leak": LEFT_LABEL, "time_s": acc.ideal_time_s,
-                 "share": acc.useful_share, "recovered": None})
+                 "share": acc.mfu, "recovered": None})
     cols = (Column("rank", "Rank", str, "right"), Column("leak", "Leak"),
             Column("time_s", "Time per step", fmt.seconds, "right"),
             Column("share", "Share of step time", lambda x: fmt.percent(x, 3), "right"),
